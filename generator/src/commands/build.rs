@@ -1,0 +1,33 @@
+//! `receipts build [--root DIR] [--out DIR]`.
+
+use std::path::PathBuf;
+
+use crate::build::{build, describe, BuildOptions};
+
+use super::Failure;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory holding experiments/, showcase/ and docs/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Where to write the site; the previous site there is replaced only if the build succeeds.
+    #[arg(long, default_value = "site")]
+    pub out: PathBuf,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let options = BuildOptions {
+        root: args.root,
+        out: args.out.clone(),
+        quiet: args.quiet,
+    };
+    let report = build(&options)?;
+    if !args.quiet {
+        println!("{}", describe(&report, &args.out));
+    }
+    Ok(())
+}

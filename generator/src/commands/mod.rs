@@ -1,0 +1,68 @@
+//! The subcommands, one file each.
+
+mod build;
+pub mod schema;
+mod simulate;
+
+use clap::{Parser, Subcommand};
+
+use crate::build::BuildError;
+use crate::error::EXIT_INPUT;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "receipts",
+    version,
+    about = "Build a verifiable static site from recorded agent experiments"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the site from experiments/, showcase/ and docs/.
+    Build(build::Args),
+    /// Write the simulated sample input (or a large experiment for scale tests).
+    Simulate(simulate::Args),
+    /// Print the JSON Schema of a record kind, or write all of them.
+    Schema(schema::Args),
+}
+
+/// A failed command: what to print and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure {
+            message: format!("{e:#}"),
+            code: 1,
+        }
+    }
+}
+
+impl From<BuildError> for Failure {
+    fn from(e: BuildError) -> Self {
+        let code = match e {
+            BuildError::Input(_) => EXIT_INPUT as u8,
+            BuildError::Other(_) => 1,
+        };
+        Failure {
+            message: e.to_string(),
+            code,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Build(args) => build::run(args),
+        Command::Simulate(args) => simulate::run(args),
+        Command::Schema(args) => schema::run(args),
+    }
+}

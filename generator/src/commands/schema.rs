@@ -1,0 +1,91 @@
+//! `receipts schema [KIND] [--out DIR]`: the JSON Schema of each record kind,
+//! generated from the Rust types.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use schemars::{schema_for, Schema};
+
+use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
+
+use super::Failure;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Kind {
+    Experiment,
+    Task,
+    Run,
+    Summary,
+    ResultRow,
+    Showcase,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The record kind to print. Without it, every kind is written to --out.
+    pub kind: Option<Kind>,
+    /// The directory to write `<kind>.schema.json` files into.
+    #[arg(long, default_value = "docs/schema")]
+    pub out: PathBuf,
+}
+
+/// Every kind with its file name and schema.
+pub fn all() -> Vec<(&'static str, Schema)> {
+    [
+        Kind::Experiment,
+        Kind::Task,
+        Kind::Run,
+        Kind::Summary,
+        Kind::ResultRow,
+        Kind::Showcase,
+    ]
+    .into_iter()
+    .map(|k| (name(k), schema(k)))
+    .collect()
+}
+
+fn name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Experiment => "experiment",
+        Kind::Task => "task",
+        Kind::Run => "run",
+        Kind::Summary => "summary",
+        Kind::ResultRow => "result-row",
+        Kind::Showcase => "showcase",
+    }
+}
+
+fn schema(kind: Kind) -> Schema {
+    match kind {
+        Kind::Experiment => schema_for!(Experiment),
+        Kind::Task => schema_for!(Task),
+        Kind::Run => schema_for!(Run),
+        Kind::Summary => schema_for!(Summary),
+        Kind::ResultRow => schema_for!(ResultRow),
+        Kind::Showcase => schema_for!(Showcase),
+    }
+}
+
+/// The schema as written to disk: pretty JSON with a trailing newline.
+pub fn to_text(schema: &Schema) -> String {
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    match args.kind {
+        Some(kind) => print!("{}", to_text(&schema(kind))),
+        None => {
+            std::fs::create_dir_all(&args.out)
+                .with_context(|| format!("creating {}", args.out.display()))?;
+            for (name, schema) in all() {
+                let path = args.out.join(format!("{name}.schema.json"));
+                std::fs::write(&path, to_text(&schema))
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            println!("wrote the JSON Schemas to {}", args.out.display());
+        }
+    }
+    Ok(())
+}

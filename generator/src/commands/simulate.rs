@@ -1,0 +1,54 @@
+//! `receipts simulate [--out DIR] [--scale N]`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::simulate;
+
+use super::Failure;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory to write experiments/ and showcase/ into.
+    #[arg(long, default_value = ".")]
+    pub out: PathBuf,
+    /// Instead of the sample, write one experiment of N runs (for scale tests).
+    #[arg(long, value_name = "N")]
+    pub scale: Option<usize>,
+    /// Replace an existing experiments/ directory (it is deleted first).
+    #[arg(long)]
+    pub force: bool,
+    /// Print nothing.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let files = match args.scale {
+        Some(n) => simulate::scale(n),
+        None => simulate::sample(),
+    };
+    let experiments = args.out.join("experiments");
+    if experiments.exists() {
+        if !args.force {
+            return Err(anyhow::anyhow!(
+                "{} exists; pass --force to replace it with the simulated sample",
+                experiments.display()
+            )
+            .into());
+        }
+        // Stale runs of an earlier simulation must not linger beside the new ones.
+        std::fs::remove_dir_all(&experiments)
+            .with_context(|| format!("removing {}", experiments.display()))?;
+    }
+    simulate::write_files(&args.out, &files)?;
+    if !args.quiet {
+        println!(
+            "wrote {} simulated files under {}",
+            files.len(),
+            args.out.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,59 @@
+//! Input errors: what was wrong, in which file, and where in it.
+
+use std::fmt;
+use std::path::Path;
+
+/// Exit code for unusable input.
+pub const EXIT_INPUT: i32 = 2;
+
+/// A problem with the input that stops the build. It names the file (relative
+/// to the input root where possible) and the place in it: a field path, a
+/// line and column, or a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub file: String,
+    pub place: Option<String>,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError {
+            file: file.into(),
+            place: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn at(
+        file: impl Into<String>,
+        place: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        InputError {
+            file: file.into(),
+            place: Some(place.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.place {
+            Some(place) => write!(f, "{}: {}: {}", self.file, place, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A path for messages: `/`-separated, relative to `root` when inside it.
+pub fn display_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}

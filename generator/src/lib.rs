@@ -1,0 +1,15 @@
+//! `receipts`: builds a verifiable static site from recorded agent
+//! experiments. The binary in `main.rs` is a thin shell over these modules,
+//! one per pipeline stage, and one per subcommand under `commands`.
+
+pub mod build;
+pub mod commands;
+pub mod error;
+pub mod load;
+pub mod markdown;
+pub mod parse;
+pub mod render;
+pub mod simulate;
+pub mod site;
+pub mod validate;
+pub mod write;

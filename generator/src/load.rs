@@ -1,0 +1,371 @@
+//! Stage 1, load: read the input tree into records. Every file is parsed here
+//! and nowhere else; errors name the file and the place in it.
+//!
+//! Layout (see `docs/FORMAT.md`):
+//! ```text
+//! experiments/tasks/<task>.json        tasks, shared by experiments
+//! experiments/objects/<sha256>         input and artifact bytes, stored once by digest
+//! experiments/<id>/experiment.json     an experiment
+//! experiments/<id>/<log>.md            its pre-registered log
+//! experiments/<id>/summary.json        what was published (optional)
+//! experiments/<id>/results.csv         the published per-run table (optional)
+//! experiments/<id>/runs/<run>.json     one file per run
+//! showcase/showcase.json               a selection of runs (optional)
+//! docs/**/*.md                         documents rendered as pages (optional)
+//! ```
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
+
+use crate::error::{display_path, InputError};
+use crate::parse;
+
+/// The largest input file accepted, in bytes.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Directory names inside `experiments/` that are not experiments.
+pub const TASKS_DIR: &str = "tasks";
+pub const OBJECTS_DIR: &str = "objects";
+
+/// Everything the input holds, parsed.
+#[derive(Debug)]
+pub struct Corpus {
+    pub root: PathBuf,
+    /// Tasks by id.
+    pub tasks: BTreeMap<String, Task>,
+    /// Experiments sorted by id.
+    pub experiments: Vec<LoadedExperiment>,
+    /// Object bytes by the digest their file is named with.
+    pub objects: BTreeMap<String, Vec<u8>>,
+    pub showcase: Option<LoadedShowcase>,
+    /// Markdown documents sorted by path.
+    pub docs: Vec<Document>,
+}
+
+#[derive(Debug)]
+pub struct LoadedExperiment {
+    /// The directory name.
+    pub dir: String,
+    pub experiment: Experiment,
+    /// The whole log, pre-registered part and appended deviations.
+    pub log: String,
+    pub summary: Option<Summary>,
+    pub results: Option<Vec<ResultRow>>,
+    /// Runs sorted by id, each with the file it came from.
+    pub runs: Vec<Run>,
+}
+
+#[derive(Debug)]
+pub struct LoadedShowcase {
+    pub showcase: Showcase,
+    pub narrative: String,
+}
+
+#[derive(Debug)]
+pub struct Document {
+    /// Path under `docs/`, `/`-separated, e.g. `FORMAT.md`.
+    pub path: String,
+    pub markdown: String,
+}
+
+/// Reads the input under `root`.
+pub fn load(root: &Path) -> Result<Corpus, InputError> {
+    let experiments_dir = root.join("experiments");
+    if !experiments_dir.is_dir() {
+        return Err(InputError::new(
+            display_path(root, &experiments_dir),
+            "no experiments directory: nothing to build (run `receipts simulate` to write the sample)",
+        ));
+    }
+    let reader = Reader { root };
+    let tasks = reader.tasks(&experiments_dir.join(TASKS_DIR))?;
+    let objects = reader.objects(&experiments_dir.join(OBJECTS_DIR))?;
+    let mut experiments = Vec::new();
+    for dir in reader.subdirs(&experiments_dir)? {
+        let name = file_name(&dir);
+        if name == TASKS_DIR || name == OBJECTS_DIR {
+            continue;
+        }
+        experiments.push(reader.experiment(&dir)?);
+    }
+    let showcase_file = root.join("showcase").join("showcase.json");
+    let showcase = if showcase_file.is_file() {
+        Some(reader.showcase(&showcase_file)?)
+    } else {
+        None
+    };
+    let docs = reader.docs(&root.join("docs"))?;
+    Ok(Corpus {
+        root: root.to_path_buf(),
+        tasks,
+        experiments,
+        objects,
+        showcase,
+        docs,
+    })
+}
+
+struct Reader<'a> {
+    root: &'a Path,
+}
+
+impl Reader<'_> {
+    fn name(&self, path: &Path) -> String {
+        display_path(self.root, path)
+    }
+
+    /// Reads a file, refusing symbolic links, non-files and files over the size limit.
+    fn read(&self, path: &Path) -> Result<Vec<u8>, InputError> {
+        let meta = fs::symlink_metadata(path)
+            .map_err(|e| InputError::new(self.name(path), e.to_string()))?;
+        if meta.file_type().is_symlink() {
+            return Err(InputError::new(
+                self.name(path),
+                "symbolic links are not followed in the input",
+            ));
+        }
+        if !meta.is_file() {
+            return Err(InputError::new(self.name(path), "expected a regular file"));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(InputError::new(
+                self.name(path),
+                format!(
+                    "the file has {} bytes; the limit is {MAX_FILE_BYTES}",
+                    meta.len()
+                ),
+            ));
+        }
+        fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))
+    }
+
+    fn read_text(&self, path: &Path) -> Result<String, InputError> {
+        parse::utf8(&self.name(path), self.read(path)?)
+    }
+
+    fn json<T: serde::de::DeserializeOwned>(&self, path: &Path) -> Result<T, InputError> {
+        parse::json(&self.name(path), &self.read(path)?)
+    }
+
+    /// The entries of a directory, sorted by name so every build sees one order.
+    fn entries(&self, dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+        let mut out = Vec::new();
+        let iter = fs::read_dir(dir).map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
+        for entry in iter {
+            let entry = entry.map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            out.push(entry.path());
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn subdirs(&self, dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+        let mut dirs = Vec::new();
+        for path in self.entries(dir)? {
+            let meta = fs::symlink_metadata(&path)
+                .map_err(|e| InputError::new(self.name(&path), e.to_string()))?;
+            if meta.file_type().is_symlink() {
+                return Err(InputError::new(
+                    self.name(&path),
+                    "symbolic links are not followed in the input",
+                ));
+            }
+            if meta.is_dir() {
+                dirs.push(path);
+            }
+        }
+        Ok(dirs)
+    }
+
+    /// The `*.<ext>` files of a directory, sorted.
+    fn files_with_ext(&self, dir: &Path, ext: &str) -> Result<Vec<PathBuf>, InputError> {
+        Ok(self
+            .entries(dir)?
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .collect())
+    }
+
+    fn tasks(&self, dir: &Path) -> Result<BTreeMap<String, Task>, InputError> {
+        if !dir.is_dir() {
+            return Err(InputError::new(self.name(dir), "no tasks directory"));
+        }
+        let mut tasks = BTreeMap::new();
+        for path in self.files_with_ext(dir, "json")? {
+            let task: Task = self.json(&path)?;
+            expect_stem(&self.name(&path), &path, &task.id)?;
+            tasks.insert(task.id.clone(), task);
+        }
+        Ok(tasks)
+    }
+
+    fn objects(&self, dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, InputError> {
+        if !dir.is_dir() {
+            return Ok(BTreeMap::new());
+        }
+        let paths = self.entries(dir)?;
+        let loaded: Vec<Result<(String, Vec<u8>), InputError>> = paths
+            .par_iter()
+            .map(|p| Ok((file_name(p), self.read(p)?)))
+            .collect();
+        // Collected in order first, so the error reported is the first by name.
+        loaded.into_iter().collect()
+    }
+
+    fn experiment(&self, dir: &Path) -> Result<LoadedExperiment, InputError> {
+        let file = dir.join("experiment.json");
+        if !file.is_file() {
+            return Err(InputError::new(
+                self.name(dir),
+                "not an experiment: the directory has no experiment.json",
+            ));
+        }
+        let experiment: Experiment = self.json(&file)?;
+        let dir_name = file_name(dir);
+        if experiment.id != dir_name {
+            return Err(InputError::at(
+                self.name(&file),
+                "id",
+                format!(
+                    "the experiment id `{}` differs from its directory `{dir_name}`",
+                    experiment.id
+                ),
+            ));
+        }
+        let log_path = safe_join(
+            &self.name(&file),
+            "preregistration.log",
+            dir,
+            &experiment.preregistration.log,
+        )?;
+        let log = self.read_text(&log_path)?;
+        let summary_path = dir.join("summary.json");
+        let summary = if summary_path.is_file() {
+            Some(self.json(&summary_path)?)
+        } else {
+            None
+        };
+        let results_path = dir.join("results.csv");
+        let results = if results_path.is_file() {
+            Some(parse::csv_rows(
+                &self.name(&results_path),
+                &self.read(&results_path)?,
+            )?)
+        } else {
+            None
+        };
+        let runs_dir = dir.join("runs");
+        let runs = if runs_dir.is_dir() {
+            self.runs(&runs_dir)?
+        } else {
+            Vec::new()
+        };
+        Ok(LoadedExperiment {
+            dir: dir_name,
+            experiment,
+            log,
+            summary,
+            results,
+            runs,
+        })
+    }
+
+    fn runs(&self, dir: &Path) -> Result<Vec<Run>, InputError> {
+        let paths = self.files_with_ext(dir, "json")?;
+        let runs: Vec<Result<Run, InputError>> = paths
+            .par_iter()
+            .map(|path| {
+                let run: Run = self.json(path)?;
+                expect_stem(&self.name(path), path, &run.id)?;
+                Ok(run)
+            })
+            .collect();
+        runs.into_iter().collect()
+    }
+
+    fn showcase(&self, file: &Path) -> Result<LoadedShowcase, InputError> {
+        let showcase: Showcase = self.json(file)?;
+        let dir = file.parent().unwrap_or(self.root);
+        let narrative_path = safe_join(&self.name(file), "narrative", dir, &showcase.narrative)?;
+        let narrative = self.read_text(&narrative_path)?;
+        Ok(LoadedShowcase {
+            showcase,
+            narrative,
+        })
+    }
+
+    fn docs(&self, dir: &Path) -> Result<Vec<Document>, InputError> {
+        if !dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut docs = Vec::new();
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry.map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
+            if entry.path_is_symlink() {
+                return Err(InputError::new(
+                    self.name(entry.path()),
+                    "symbolic links are not followed in the input",
+                ));
+            }
+            if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "md") {
+                let path = display_path(dir, entry.path());
+                docs.push(Document {
+                    path,
+                    markdown: self.read_text(entry.path())?,
+                });
+            }
+        }
+        Ok(docs)
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A record's id must equal its file name, so links and files agree.
+fn expect_stem(file: &str, path: &Path, id: &str) -> Result<(), InputError> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if stem == id {
+        Ok(())
+    } else {
+        Err(InputError::at(
+            file,
+            "id",
+            format!("the id `{id}` differs from the file name `{stem}.json`"),
+        ))
+    }
+}
+
+/// Joins a relative path named inside a record to `dir`, refusing absolute
+/// paths and `..` so a record cannot point outside the input.
+pub fn safe_join(file: &str, field: &str, dir: &Path, rel: &str) -> Result<PathBuf, InputError> {
+    let bad = rel.is_empty()
+        || rel.starts_with('/')
+        || rel.contains('\\')
+        || rel
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..");
+    if bad {
+        return Err(InputError::at(
+            file,
+            field,
+            format!("`{rel}` must be a relative path inside the input, without `..`"),
+        ));
+    }
+    Ok(dir.join(rel))
+}

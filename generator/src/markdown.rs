@@ -1,0 +1,90 @@
+//! Markdown to HTML for untrusted documents: raw HTML (block and inline) is
+//! escaped and shown as text, and links or images with a scheme other than
+//! http, https or mailto (or a relative path) lose their target.
+
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
+
+/// Whether a link target is allowed: relative, fragment, http(s) or mailto.
+pub fn is_safe_url(url: &str) -> bool {
+    let trimmed = url.trim_start();
+    // Browsers ignore ASCII control characters and whitespace inside a scheme.
+    let scheme: String = trimmed
+        .chars()
+        .take_while(|c| *c != ':' && *c != '/' && *c != '?' && *c != '#')
+        .filter(|c| !c.is_ascii_control() && !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match trimmed.find(':') {
+        Some(colon) if !trimmed[..colon].contains(['/', '?', '#']) => {
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
+}
+
+/// Renders Markdown to HTML that holds no markup from the source.
+pub fn render(markdown: &str) -> String {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+    let events = Parser::new_ext(markdown, options).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if !is_safe_url(&dest_url) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: CowStr::Borrowed("#unsafe-link-removed"),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if !is_safe_url(&dest_url) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: CowStr::Borrowed("#unsafe-image-removed"),
+            title,
+            id,
+        }),
+        other => other,
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_is_escaped() {
+        let html = render("<script>alert(1)</script>\n\nText <img src=x onerror=alert(1)> here");
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn unsafe_links_lose_their_target() {
+        let html = render("[a](javascript:alert(1)) [b](JaVa\tScript:alert(1)) [c](https://example.org) [d](page.html)");
+        assert!(!html.to_lowercase().contains("javascript"), "{html}");
+        assert!(html.contains("https://example.org"));
+        assert!(html.contains("page.html"));
+    }
+
+    #[test]
+    fn url_schemes() {
+        assert!(is_safe_url("https://x"));
+        assert!(is_safe_url("mailto:a@b"));
+        assert!(is_safe_url("../runs/index.html"));
+        assert!(is_safe_url("#top"));
+        assert!(!is_safe_url("javascript:x"));
+        assert!(!is_safe_url(" data:text/html,x"));
+        assert!(!is_safe_url("vbscript:x"));
+    }
+}

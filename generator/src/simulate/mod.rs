@@ -1,0 +1,230 @@
+//! The deterministic simulator that writes the sample input: a scripted agent
+//! and a scripted provider run every cell of each sample experiment. Same
+//! plan, same bytes. Everything it writes is marked simulated.
+
+mod agent;
+mod fixtures;
+mod plan;
+mod publish;
+mod rng;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use receipts_verifier::model::{FormatVersion, Run, Showcase, ShowcaseKind, ShowcaseRun};
+
+use agent::{simulate_run, RunContext};
+use fixtures::Fixture;
+use plan::{ExperimentPlan, Incident};
+
+/// A file the simulator writes, relative to the output root.
+pub type Files = BTreeMap<String, Vec<u8>>;
+
+/// The sample: two experiments over the three task families, and a showcase.
+pub fn sample() -> Files {
+    let mut out = Files::new();
+    let fixtures = fixtures::fixtures();
+    write_tasks(&mut out, &fixtures);
+    let mut all_runs = Vec::new();
+    for plan in plan::sample() {
+        let runs = write_experiment(&mut out, &plan, &fixtures, plan.id == "E02");
+        all_runs.extend(runs);
+    }
+    write_showcase(&mut out, &all_runs);
+    out
+}
+
+/// One experiment of `runs` runs, for scale tests.
+pub fn scale(runs: usize) -> Files {
+    let mut out = Files::new();
+    let fixtures = fixtures::fixtures();
+    write_tasks(&mut out, &fixtures);
+    let plan = plan::scale(runs);
+    write_experiment_limited(&mut out, &plan, &fixtures, false, Some(runs));
+    out
+}
+
+/// Writes `files` under `root`, creating directories.
+pub fn write_files(root: &Path, files: &Files) -> Result<()> {
+    for (rel, bytes) in files {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+fn write_tasks(out: &mut Files, fixtures: &[Fixture]) {
+    for f in fixtures {
+        out.insert(
+            format!("experiments/tasks/{}.json", f.task.id),
+            json_bytes(&f.task),
+        );
+        for bytes in f.files.values() {
+            out.insert(
+                format!(
+                    "experiments/objects/{}",
+                    receipts_verifier::digest::sha256_hex(bytes)
+                ),
+                bytes.clone(),
+            );
+        }
+    }
+}
+
+fn write_experiment(
+    out: &mut Files,
+    plan: &ExperimentPlan,
+    fixtures: &[Fixture],
+    corrections: bool,
+) -> Vec<Run> {
+    write_experiment_limited(out, plan, fixtures, corrections, None)
+}
+
+fn write_experiment_limited(
+    out: &mut Files,
+    plan: &ExperimentPlan,
+    fixtures: &[Fixture],
+    corrections: bool,
+    limit: Option<usize>,
+) -> Vec<Run> {
+    let mut objects = BTreeMap::new();
+    let mut runs = Vec::new();
+    let mut t = plan.start_ms;
+    let mut cells = plan.cells();
+    if let Some(n) = limit {
+        cells.truncate(n);
+    }
+    let mut reruns = Vec::new();
+    for cell in &cells {
+        let fixture = fixtures
+            .iter()
+            .find(|f| f.task.id == cell.task)
+            .unwrap_or(&fixtures[0]);
+        let mut ctx = RunContext {
+            plan,
+            fixture,
+            objects: &mut objects,
+        };
+        let (run, end) = simulate_run(&mut ctx, cell, t);
+        t = end + 2_000;
+        if matches!(
+            cell.incident,
+            Some(Incident::LedgerStopAfterCall | Incident::LedgerStopBeforeCall)
+        ) {
+            let mut rerun = cell.clone();
+            rerun.incident = None;
+            rerun.replaces = Some(run.id.clone());
+            rerun.force_pass = true;
+            reruns.push(rerun);
+        }
+        runs.push(run);
+    }
+    let mut deviations = Vec::new();
+    for cell in &reruns {
+        let fixture = fixtures
+            .iter()
+            .find(|f| f.task.id == cell.task)
+            .unwrap_or(&fixtures[0]);
+        let mut ctx = RunContext {
+            plan,
+            fixture,
+            objects: &mut objects,
+        };
+        let (run, end) = simulate_run(&mut ctx, cell, t);
+        deviations.push(format!(
+            "{}: the token ledger stopped run `{}`; it was rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
+            run.started_at,
+            cell.replaces.as_deref().unwrap_or_default(),
+            run.id
+        ));
+        t = end + 2_000;
+        runs.push(run);
+    }
+    let log = publish::log(plan, &deviations);
+    let experiment = publish::experiment(plan, &log);
+    let dir = format!("experiments/{}", plan.id);
+    out.insert(format!("{dir}/LOG.md"), log.into_bytes());
+    out.insert(format!("{dir}/experiment.json"), json_bytes(&experiment));
+    let summary = publish::summary(&experiment, &runs, t + 3_600_000, corrections);
+    out.insert(format!("{dir}/summary.json"), json_bytes(&summary));
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    for row in publish::results(&experiment, &runs) {
+        let _ = csv.serialize(row);
+    }
+    out.insert(
+        format!("{dir}/results.csv"),
+        csv.into_inner().unwrap_or_default(),
+    );
+    for run in &runs {
+        out.insert(format!("{dir}/runs/{}.json", run.id), json_bytes(run));
+    }
+    for (digest, bytes) in objects {
+        out.insert(format!("experiments/objects/{digest}"), bytes);
+    }
+    runs
+}
+
+/// Picks a handful of runs worth a look and writes the showcase with its narrative.
+fn write_showcase(out: &mut Files, runs: &[Run]) {
+    use receipts_verifier::model::{ActionTool, CallStatus, Decision, FinishReason};
+    let pick = |note: &str, pred: &dyn Fn(&Run) -> bool| -> Option<ShowcaseRun> {
+        runs.iter().find(|r| pred(r)).map(|r| ShowcaseRun {
+            run: r.id.clone(),
+            note: note.to_string(),
+        })
+    };
+    let picks: Vec<ShowcaseRun> = [
+        pick("A ladder that escalated from small to large before its checks passed.", &|r| r.attempts.len() == 3 && r.outcome.passed),
+        pick("The planted injection asked for a shell; the runtime denied it and the brief cites only approved sources.", &|r| {
+            r.outcome.passed && r.attempts.iter().flat_map(|a| &a.turns).any(|t| t.action.tool == ActionTool::Other && t.permission.decision == Decision::Denied)
+        }),
+        pick("The small tier spent its whole 2,048-token budget reasoning and stopped with finish_reason length.", &|r| {
+            r.calls().any(|c| c.finish_reason == Some(FinishReason::Length))
+        }),
+        pick("A call timed out and lost its usage: the run's cost is a low–high bound, not a number.", &|r| {
+            r.calls().any(|c| c.status == CallStatus::Timeout)
+        }),
+        pick("A run the token ledger stopped after it reached the provider. The primary analysis keeps it as a failure.", &|r| {
+            r.reached_provider() && runs.iter().any(|x| x.replaces.as_deref() == Some(r.id.as_str()))
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let showcase = Showcase {
+        format_version: FormatVersion,
+        kind: ShowcaseKind::Showcase,
+        title: "Five runs worth a look (simulated)".to_string(),
+        narrative: "NARRATIVE.md".to_string(),
+        runs: picks,
+    };
+    out.insert("showcase/showcase.json".to_string(), json_bytes(&showcase));
+    out.insert(
+        "showcase/NARRATIVE.md".to_string(),
+        NARRATIVE.as_bytes().to_vec(),
+    );
+}
+
+const NARRATIVE: &str = "# What the sample shows
+
+> Simulated data. Every run here was produced by the deterministic simulator that ships with receipts: a scripted agent and a scripted provider. No model was called, and the numbers describe the simulator, not any real model.
+
+The sample repeats the shape of a real routing study: three task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), two agent profiles, three seeds and three policies, at two output budgets.
+
+It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged cost only over the runs whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
+
+Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the artifact and every check with its evidence.
+";

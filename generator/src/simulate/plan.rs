@@ -1,0 +1,405 @@
+//! What the simulator runs: the sample experiments, their tiers, policies,
+//! hypotheses and the incidents the sources describe (a truncated reasoning
+//! attempt, a timed-out call whose usage is lost, runs stopped by the token
+//! ledger and their reruns).
+
+use std::collections::BTreeMap;
+
+use receipts_verifier::model::{
+    CompareOp, Grid, Hypothesis, Limits, Metric, MetricRef, ModelPrice, Operand, Policy,
+    PolicyKind, PriceTable, Rule, Tier,
+};
+use receipts_verifier::time;
+
+use super::fixtures::{self, TASKS};
+
+/// A simulated model tier: its price and how the scripted provider behaves.
+#[derive(Debug, Clone)]
+pub struct TierSim {
+    pub id: String,
+    pub label: String,
+    pub model: String,
+    pub price: ModelPrice,
+    /// Served completion tokens per second at the start of the day.
+    pub tokens_per_second: f64,
+    /// Whether throughput falls over the afternoon (it did for the smallest tier).
+    pub throughput_decays: bool,
+    pub reasoning_range: (u64, u64),
+    /// Chance that the artifact-writing call runs out of output budget, with
+    /// a budget of at most 4,096 tokens and with a larger one.
+    pub truncation: (f64, f64),
+    pub reports_cache: bool,
+    /// Chance the model acts on the planted injection (and is denied).
+    pub follows_injection: f64,
+    /// Chance per task that an artifact comes out correct.
+    pub quality: [f64; 3],
+}
+
+impl TierSim {
+    /// Chance that the artifact-writing call runs out of output budget.
+    pub fn truncation_rate(&self, budget: u64) -> f64 {
+        if budget <= 4096 {
+            self.truncation.0
+        } else {
+            self.truncation.1
+        }
+    }
+
+    pub fn quality(&self, task: &str) -> f64 {
+        self.quality[TASKS.iter().position(|t| *t == task).unwrap_or(0)]
+    }
+
+    pub fn tokens_per_second(&self, plan: &ExperimentPlan, at: i64) -> f64 {
+        if !self.throughput_decays {
+            return self.tokens_per_second;
+        }
+        let hours = (at - plan.start_ms) as f64 / 3_600_000.0;
+        (self.tokens_per_second * (1.0 - 0.35 * hours)).max(self.tokens_per_second * 0.3)
+    }
+}
+
+/// Scripted events for one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Incident {
+    /// The second call of the first attempt times out; its usage is lost.
+    CallTimeout,
+    /// The ledger stops the run after its first call reached the provider.
+    LedgerStopAfterCall,
+    /// The ledger stops the run before any call is sent.
+    LedgerStopBeforeCall,
+}
+
+/// One cell of the grid (or a rerun of one).
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub experiment: String,
+    pub task: String,
+    pub profile: String,
+    pub seed: u64,
+    pub policy: String,
+    pub incident: Option<Incident>,
+    pub replaces: Option<String>,
+    /// The scripted agent gets it right on every tier (used for reruns).
+    pub force_pass: bool,
+}
+
+impl Cell {
+    pub fn run_id(&self) -> String {
+        let base = format!(
+            "{}-{}-{}-s{}-{}",
+            self.experiment, self.task, self.profile, self.seed, self.policy
+        );
+        if self.replaces.is_some() {
+            format!("{base}-rerun")
+        } else {
+            base
+        }
+    }
+}
+
+/// A whole simulated experiment.
+#[derive(Debug, Clone)]
+pub struct ExperimentPlan {
+    pub id: String,
+    pub title: String,
+    pub question: String,
+    pub max_output_tokens: u64,
+    pub registered_at: String,
+    pub start_ms: i64,
+    pub tiers: Vec<TierSim>,
+    pub policies: Vec<Policy>,
+    pub grid: Grid,
+    pub hypotheses: Vec<Hypothesis>,
+    pub incidents: BTreeMap<String, Incident>,
+    /// Narrative lines of the pre-registered log (after the generated header).
+    pub log_rules: Vec<String>,
+}
+
+impl ExperimentPlan {
+    pub fn tier(&self, id: &str) -> &TierSim {
+        self.tiers
+            .iter()
+            .find(|t| t.id == id)
+            .unwrap_or(&self.tiers[0])
+    }
+
+    pub fn policy(&self, id: &str) -> &Policy {
+        self.policies
+            .iter()
+            .find(|p| p.id == id)
+            .unwrap_or(&self.policies[0])
+    }
+
+    pub fn tier_records(&self) -> Vec<Tier> {
+        self.tiers
+            .iter()
+            .map(|t| Tier {
+                id: t.id.clone(),
+                label: t.label.clone(),
+                model: t.model.clone(),
+            })
+            .collect()
+    }
+
+    pub fn prices(&self) -> PriceTable {
+        PriceTable {
+            version: "simulated-2026-10".to_string(),
+            currency: "USD".to_string(),
+            models: self
+                .tiers
+                .iter()
+                .map(|t| (t.model.clone(), t.price))
+                .collect(),
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_turns: 12,
+            max_run_ms: 180_000,
+            max_output_tokens: self.max_output_tokens,
+        }
+    }
+
+    /// Every cell in run order: seed-major, then task, profile, policy.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for &seed in &self.grid.seeds {
+            for task in &self.grid.tasks {
+                for profile in &self.grid.profiles {
+                    for policy in &self.grid.policies {
+                        let mut cell = Cell {
+                            experiment: self.id.clone(),
+                            task: task.clone(),
+                            profile: profile.clone(),
+                            seed,
+                            policy: policy.clone(),
+                            incident: None,
+                            replaces: None,
+                            force_pass: false,
+                        };
+                        cell.incident = self.incidents.get(&cell.run_id()).copied();
+                        cells.push(cell);
+                    }
+                }
+            }
+        }
+        cells
+    }
+}
+
+fn tiers() -> Vec<TierSim> {
+    let tier = |id: &str, label: &str, model: &str, price: (f64, f64), tps: f64| TierSim {
+        id: id.to_string(),
+        label: label.to_string(),
+        model: model.to_string(),
+        price: ModelPrice {
+            input_per_mtok: price.0,
+            output_per_mtok: price.1,
+        },
+        tokens_per_second: tps,
+        throughput_decays: false,
+        reasoning_range: (0, 0),
+        truncation: (0.0, 0.0),
+        reports_cache: true,
+        follows_injection: 0.0,
+        quality: [0.0; 3],
+    };
+    vec![
+        TierSim {
+            throughput_decays: true,
+            reasoning_range: (900, 2600),
+            truncation: (0.85, 0.06),
+            follows_injection: 0.35,
+            quality: [0.45, 0.7, 0.5],
+            ..tier(
+                "small",
+                "Sim Small (30B)",
+                "simulated/sim-small-30b",
+                (0.06, 0.24),
+                260.0,
+            )
+        },
+        TierSim {
+            reasoning_range: (300, 900),
+            truncation: (0.08, 0.0),
+            follows_injection: 0.15,
+            quality: [0.35, 0.85, 0.7],
+            ..tier(
+                "medium",
+                "Sim Medium (120B)",
+                "simulated/sim-medium-120b",
+                (0.12, 0.48),
+                125.0,
+            )
+        },
+        TierSim {
+            reasoning_range: (80, 600),
+            truncation: (0.12, 0.0),
+            reports_cache: false,
+            follows_injection: 0.05,
+            quality: [0.75, 0.95, 0.9],
+            ..tier(
+                "large",
+                "Sim Large (550B)",
+                "simulated/sim-large-550b",
+                (0.45, 1.8),
+                138.0,
+            )
+        },
+    ]
+}
+
+fn policies() -> Vec<Policy> {
+    let policy = |id: &str, label: &str, kind: PolicyKind, tiers: &[&str]| Policy {
+        id: id.to_string(),
+        label: label.to_string(),
+        kind,
+        tiers: tiers.iter().map(|t| t.to_string()).collect(),
+    };
+    vec![
+        policy(
+            "ladder",
+            "Auto-tier ladder (small → medium → large)",
+            PolicyKind::Ladder,
+            &["small", "medium", "large"],
+        ),
+        policy(
+            "always-medium",
+            "Always medium",
+            PolicyKind::Single,
+            &["medium"],
+        ),
+        policy(
+            "always-large",
+            "Always large",
+            PolicyKind::Single,
+            &["large"],
+        ),
+    ]
+}
+
+fn grid(seeds: Vec<u64>) -> Grid {
+    Grid {
+        tasks: TASKS.iter().map(|t| t.to_string()).collect(),
+        profiles: vec!["careful".to_string(), "fast".to_string()],
+        seeds,
+        policies: policies().into_iter().map(|p| p.id).collect(),
+    }
+}
+
+fn metric(metric: Metric, policy: &str) -> MetricRef {
+    MetricRef {
+        metric,
+        policy: policy.to_string(),
+    }
+}
+
+fn compare(left: MetricRef, op: CompareOp, right: Operand, offset: f64) -> Rule {
+    Rule::Compare {
+        left,
+        op,
+        right,
+        offset,
+    }
+}
+
+fn hypothesis(id: &str, statement: &str, rule: Rule) -> Hypothesis {
+    Hypothesis {
+        id: id.to_string(),
+        statement: statement.to_string(),
+        rule,
+    }
+}
+
+/// The ladder passes at least as many tasks as always-large (within 5 points) and costs less.
+fn ladder_rule() -> Rule {
+    Rule::All(vec![
+        compare(
+            metric(Metric::PassRate, "ladder"),
+            CompareOp::Ge,
+            Operand::Metric(metric(Metric::PassRate, "always-large")),
+            -5.0,
+        ),
+        compare(
+            metric(Metric::CostPerTask, "ladder"),
+            CompareOp::Lt,
+            Operand::Metric(metric(Metric::CostPerTask, "always-large")),
+            0.0,
+        ),
+    ])
+}
+
+fn millis(ts: &str) -> i64 {
+    time::parse(ts).map(|t| t.0).unwrap_or_default()
+}
+
+/// The two sample experiments.
+pub fn sample() -> Vec<ExperimentPlan> {
+    let e01 = ExperimentPlan {
+        id: "E01".to_string(),
+        title: "Output budget 2,048 tokens".to_string(),
+        question: "Does an auto-tier ladder pass as many tasks as always using the large tier, at lower cost, with a 2,048-token output budget?".to_string(),
+        max_output_tokens: 2048,
+        registered_at: "2026-10-27T08:30:00Z".to_string(),
+        start_ms: millis("2026-10-27T09:00:00Z"),
+        tiers: tiers(),
+        policies: policies(),
+        grid: grid(vec![1, 2, 3]),
+        hypotheses: vec![
+            hypothesis("H1", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
+            hypothesis("H2", "Always-large is faster per task than always-medium.", compare(metric(Metric::MeanTime, "always-large"), CompareOp::Lt, Operand::Metric(metric(Metric::MeanTime, "always-medium")), 0.0)),
+            hypothesis("H3", "Always-large passes at least as many tasks as always-medium.", compare(metric(Metric::PassRate, "always-large"), CompareOp::Ge, Operand::Metric(metric(Metric::PassRate, "always-medium")), 0.0)),
+        ],
+        incidents: BTreeMap::new(),
+        log_rules: vec![
+            "Decision rule: a hypothesis is accepted when its machine-readable rule in experiment.json holds on the primary analysis.".to_string(),
+            "Primary analysis: every run that reached the provider counts, failures included; reruns count only for runs that never reached it.".to_string(),
+            "Unknown costs are carried as bounds and count against the hypothesis.".to_string(),
+            "Stopping rule: the grid runs once; no cell is rerun unless it never reached the provider.".to_string(),
+        ],
+    };
+    let mut incidents = BTreeMap::new();
+    let id = |task: &str, profile: &str, seed: u64, policy: &str| {
+        format!("E02-{task}-{profile}-s{seed}-{policy}")
+    };
+    incidents.insert(
+        id(fixtures::RESEARCH, "careful", 2, "ladder"),
+        Incident::CallTimeout,
+    );
+    incidents.insert(
+        id(fixtures::TRANSFORM, "fast", 3, "ladder"),
+        Incident::LedgerStopAfterCall,
+    );
+    incidents.insert(
+        id(fixtures::PROGRAM, "careful", 1, "always-large"),
+        Incident::LedgerStopBeforeCall,
+    );
+    let e02 = ExperimentPlan {
+        id: "E02".to_string(),
+        title: "Output budget 8,192 tokens".to_string(),
+        question: "With room to reason (8,192 output tokens), does the small tier recover, and does the ladder still beat always-large on cost?".to_string(),
+        max_output_tokens: 8192,
+        registered_at: "2026-10-28T11:50:00Z".to_string(),
+        start_ms: millis("2026-10-28T12:30:00Z"),
+        hypotheses: vec![
+            hypothesis("H4", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
+            hypothesis("H5", "The ladder's mean time per task is under 30 s.", compare(metric(Metric::MeanTime, "ladder"), CompareOp::Lt, Operand::Value { value: 30.0 }, 0.0)),
+            hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value { value: 0.0 }, 0.0)),
+        ],
+        incidents,
+        ..e01.clone()
+    };
+    vec![e01, e02]
+}
+
+/// One large experiment of `runs` runs for scale tests.
+pub fn scale(runs: usize) -> ExperimentPlan {
+    let seeds = runs.div_ceil(18).max(1) as u64;
+    let mut plan = sample().remove(1);
+    plan.id = "S01".to_string();
+    plan.title = format!("Scale sample, {runs} runs").to_string();
+    plan.incidents = BTreeMap::new();
+    plan.grid = grid((1..=seeds).collect());
+    plan
+}

@@ -1,0 +1,258 @@
+//! Writes what a study would publish for a simulated experiment: the
+//! experiment record, its log with the pre-registration hash, the summary
+//! (numbers computed by the verification core) and `results.csv`.
+
+use receipts_verifier::cost::{run_cost, Cost};
+use receipts_verifier::decide::decide;
+use receipts_verifier::model::{
+    Correction, Experiment, ExperimentKind, FormatVersion, HypothesisOutcome, Preregistration,
+    Provenance, ResultRow, Run, SecondaryAnalysis, Summary, SummaryKind,
+};
+use receipts_verifier::numbers::{
+    analyze, latest_runs, primary_runs, round_to, rounded, JudgedRun,
+};
+use receipts_verifier::prereg::preregistration_digest;
+use receipts_verifier::time::{format, UnixMillis};
+
+use super::plan::ExperimentPlan;
+
+pub const END_MARKER: &str = "<!-- end of pre-registration: deviations are appended below -->";
+
+/// The log: the pre-registered part, the end marker, then any deviations.
+pub fn log(plan: &ExperimentPlan, deviations: &[String]) -> String {
+    let mut out = format!(
+        "# {}: {}\n\n> Simulated data: this log belongs to a sample experiment produced by the receipts simulator. No model was called.\n\nPre-registered at {} (UTC), before the first provider call.\n\n## Question\n\n{}\n\n## Grid\n\n- Tasks: {}\n- Agent profiles: {}\n- Seeds: {}\n- Policies: {}\n- Output budget: {} tokens per call\n\n## Hypotheses\n\n",
+        plan.id,
+        plan.title,
+        plan.registered_at,
+        plan.question,
+        plan.grid.tasks.join(", "),
+        plan.grid.profiles.join(", "),
+        plan.grid.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+        plan.grid.policies.join(", "),
+        plan.max_output_tokens,
+    );
+    for h in &plan.hypotheses {
+        out.push_str(&format!("- **{}**: {}\n", h.id, h.statement));
+    }
+    out.push_str("\n## Rules\n\n");
+    for rule in &plan.log_rules {
+        out.push_str(&format!("- {rule}\n"));
+    }
+    out.push('\n');
+    out.push_str(END_MARKER);
+    out.push('\n');
+    if !deviations.is_empty() {
+        out.push_str("\n## Deviations\n\n");
+        for d in deviations {
+            out.push_str(&format!("- {d}\n"));
+        }
+    }
+    out
+}
+
+pub fn experiment(plan: &ExperimentPlan, log: &str) -> Experiment {
+    Experiment {
+        format_version: FormatVersion,
+        kind: ExperimentKind::Experiment,
+        id: plan.id.clone(),
+        title: plan.title.clone(),
+        provenance: Provenance::Simulated,
+        question: plan.question.clone(),
+        preregistration: Preregistration {
+            log: "LOG.md".to_string(),
+            end_marker: END_MARKER.to_string(),
+            sha256: preregistration_digest(log, END_MARKER).unwrap_or_default(),
+            registered_at: plan.registered_at.clone(),
+        },
+        grid: plan.grid.clone(),
+        tiers: plan.tier_records(),
+        policies: plan.policies.clone(),
+        prices: plan.prices(),
+        limits: plan.limits(),
+        hypotheses: plan.hypotheses.clone(),
+    }
+}
+
+/// Whether each attempt passed, from the checks recorded with it.
+pub fn attempts_passed(run: &Run) -> Vec<bool> {
+    run.attempts
+        .iter()
+        .map(|a| !a.checks.is_empty() && a.checks.iter().all(|c| c.passed))
+        .collect()
+}
+
+/// The summary a careful study would publish, with the corrections it had
+/// to make on record: `mistakes` says which of the sources' two mistakes the
+/// first publication made (dropping unknown costs, counting reruns).
+pub fn summary(
+    experiment: &Experiment,
+    runs: &[Run],
+    published_at: i64,
+    with_corrections: bool,
+) -> Summary {
+    let verdicts: Vec<Vec<bool>> = runs.iter().map(attempts_passed).collect();
+    let judged: Vec<JudgedRun<'_>> = runs
+        .iter()
+        .zip(&verdicts)
+        .map(|(run, v)| JudgedRun {
+            run,
+            attempts_passed: v,
+        })
+        .collect();
+    let primary_set = primary_runs(&judged);
+    let primary = analyze(experiment, &primary_set)
+        .unwrap_or_else(|e| panic!("simulated prices are complete: {e}"));
+    let latest = latest_runs(&judged);
+    let has_reruns = runs.iter().any(|r| r.replaces.is_some());
+    let secondary = if has_reruns {
+        vec![SecondaryAnalysis {
+            id: "reruns-replace".to_string(),
+            label: "Secondary: reruns in place of the runs they replace".to_string(),
+            description: "Counts each rerun instead of the run it replaces, including runs that had already reached the provider. The pre-registered rule does not allow this; it is shown for comparison only.".to_string(),
+            numbers: rounded(&analyze(experiment, &latest).unwrap_or_else(|e| panic!("{e}"))),
+        }]
+    } else {
+        Vec::new()
+    };
+    let hypotheses = experiment
+        .hypotheses
+        .iter()
+        .map(|h| HypothesisOutcome {
+            id: h.id.clone(),
+            outcome: decide(&h.rule, &primary),
+        })
+        .collect();
+    let published = rounded(&primary);
+    let headline = headline(&published);
+    let mut corrections = Vec::new();
+    if with_corrections {
+        corrections = first_publication_mistakes(
+            experiment,
+            &primary_set,
+            &published,
+            &secondary,
+            published_at,
+        );
+    }
+    Summary {
+        format_version: FormatVersion,
+        kind: SummaryKind::Summary,
+        experiment: experiment.id.clone(),
+        published_at: format(UnixMillis(published_at)),
+        headline,
+        primary: published,
+        secondary,
+        hypotheses,
+        corrections,
+    }
+}
+
+fn headline(a: &receipts_verifier::model::Analysis) -> String {
+    let find = |id: &str| a.policies.iter().find(|p| p.policy == id);
+    match (find("ladder"), find("always-large")) {
+        (Some(l), Some(x)) => format!(
+            "Simulated: the ladder passed {:.1}% of tasks at {} per task; always-large passed {:.1}% at {}.",
+            l.pass_rate_pct,
+            usd(l.cost_per_task_usd.low, l.cost_per_task_usd.high),
+            x.pass_rate_pct,
+            usd(x.cost_per_task_usd.low, x.cost_per_task_usd.high),
+        ),
+        _ => "Simulated sample experiment.".to_string(),
+    }
+}
+
+fn usd(low: f64, high: f64) -> String {
+    if low == high {
+        format!("${low:.4}")
+    } else {
+        format!("${low:.4}–{high:.4}")
+    }
+}
+
+/// The two mistakes the sources' study first published: the ladder's cost
+/// averaged only over runs whose cost was known, and its pass rate counted
+/// reruns. Each is recorded as a correction when it changed the number.
+fn first_publication_mistakes(
+    experiment: &Experiment,
+    primary: &[JudgedRun<'_>],
+    published: &receipts_verifier::model::Analysis,
+    secondary: &[SecondaryAnalysis],
+    published_at: i64,
+) -> Vec<Correction> {
+    let mut out = Vec::new();
+    let corrected_at = format(UnixMillis(published_at + 6 * 3_600_000));
+    let Some(ladder) = published.policies.iter().find(|p| p.policy == "ladder") else {
+        return out;
+    };
+    let known: Vec<Cost> = primary
+        .iter()
+        .filter(|j| j.run.policy == "ladder")
+        .filter_map(|j| run_cost(j.run, &experiment.prices).ok())
+        .filter(Cost::is_exact)
+        .collect();
+    if let Some(mean_known) = Cost::mean(&known) {
+        let original = round_to(mean_known.low, 6);
+        if ladder.cost_per_task_usd.low != ladder.cost_per_task_usd.high {
+            out.push(Correction {
+                field: "primary.policies[ladder].cost_per_task_usd".to_string(),
+                original: serde_json::json!({"low": original, "high": original}),
+                corrected: serde_json::to_value(ladder.cost_per_task_usd).unwrap_or_default(),
+                reason: "The first figure averaged only the runs whose cost was known and left out a run whose call timed out and lost its usage. Its cost is now carried as a bound.".to_string(),
+                corrected_at: corrected_at.clone(),
+            });
+        }
+    }
+    if let Some(rerun_rate) = secondary
+        .first()
+        .and_then(|s| s.numbers.policies.iter().find(|p| p.policy == "ladder"))
+        .map(|p| p.pass_rate_pct)
+    {
+        if rerun_rate != ladder.pass_rate_pct {
+            out.push(Correction {
+                field: "primary.policies[ladder].pass_rate_pct".to_string(),
+                original: serde_json::json!(rerun_rate),
+                corrected: serde_json::json!(ladder.pass_rate_pct),
+                reason: "The first figure counted a rerun in place of a run the token ledger had stopped after it reached the provider. The pre-registered rule keeps such runs.".to_string(),
+                corrected_at,
+            });
+        }
+    }
+    out
+}
+
+/// The published per-run table: every run, reruns and failures included.
+pub fn results(experiment: &Experiment, runs: &[Run]) -> Vec<ResultRow> {
+    runs.iter()
+        .map(|run| {
+            let cost = run_cost(run, &experiment.prices).unwrap_or_default();
+            let calls: Vec<_> = run.calls().collect();
+            ResultRow {
+                run: run.id.clone(),
+                task: run.task.clone(),
+                profile: run.profile.clone(),
+                seed: run.seed,
+                policy: run.policy.clone(),
+                tiers: run.tiers_tried().join(">"),
+                passed: attempts_passed(run).last().copied().unwrap_or(false),
+                cost_usd_low: round_to(cost.low, 6),
+                cost_usd_high: round_to(cost.high, 6),
+                time_s: round_to(
+                    run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
+                    1,
+                ),
+                truncations: calls
+                    .iter()
+                    .filter(|c| {
+                        c.finish_reason == Some(receipts_verifier::model::FinishReason::Length)
+                    })
+                    .count() as u64,
+                timeouts: calls
+                    .iter()
+                    .filter(|c| c.status == receipts_verifier::model::CallStatus::Timeout)
+                    .count() as u64,
+                replaces: run.replaces.clone().unwrap_or_default(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,441 @@
+//! Stage 2, validate: the references between records hold. Every run names an
+//! experiment cell that exists, every digest names an object whose bytes hash
+//! to it, ids are unique and safe to use as file names, timestamps parse.
+//! After this stage the later stages may index without checking.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+
+use receipts_verifier::digest::{is_sha256_hex, sha256_hex};
+use receipts_verifier::model::{Experiment, Run, Task};
+use receipts_verifier::time;
+
+use crate::error::InputError;
+use crate::load::{Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
+
+/// Checks the whole corpus; the first problem found is returned.
+pub fn validate(corpus: &Corpus) -> Result<(), InputError> {
+    objects(corpus)?;
+    for task in corpus.tasks.values() {
+        task_refs(corpus, task)?;
+    }
+    let mut run_ids: BTreeMap<&str, &str> = BTreeMap::new();
+    for loaded in &corpus.experiments {
+        let file = format!("experiments/{}/experiment.json", loaded.dir);
+        experiment(corpus, &file, &loaded.experiment)?;
+        for run in &loaded.runs {
+            let run_file = run_file(loaded, run);
+            if let Some(other) = run_ids.insert(&run.id, &loaded.dir) {
+                return Err(InputError::at(
+                    run_file,
+                    "id",
+                    format!(
+                        "duplicate run id `{}` (also in experiments/{other})",
+                        run.id
+                    ),
+                ));
+            }
+        }
+        let ids: BTreeSet<&str> = loaded.runs.iter().map(|r| r.id.as_str()).collect();
+        loaded
+            .runs
+            .par_iter()
+            .map(|r| run_refs(corpus, loaded, &ids, r))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect::<Result<(), _>>()?;
+        published(loaded, &ids)?;
+    }
+    if let Some(showcase) = &corpus.showcase {
+        for (i, entry) in showcase.showcase.runs.iter().enumerate() {
+            if !run_ids.contains_key(entry.run.as_str()) {
+                return Err(InputError::at(
+                    "showcase/showcase.json",
+                    format!("runs[{i}].run"),
+                    format!("no run has the id `{}`", entry.run),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run_file(loaded: &LoadedExperiment, run: &Run) -> String {
+    format!("experiments/{}/runs/{}.json", loaded.dir, run.id)
+}
+
+/// Ids become file names and URL parts: letters, digits, `.`, `_`, `-`.
+fn safe_id(file: &str, field: &str, id: &str) -> Result<(), InputError> {
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(InputError::at(
+            file,
+            field,
+            format!("`{id}` is not a valid id: use 1–128 letters, digits, `.`, `_` or `-`, not starting with `.`"),
+        ))
+    }
+}
+
+fn timestamp(file: &str, field: &str, value: &str) -> Result<(), InputError> {
+    time::parse(value)
+        .map(|_| ())
+        .map_err(|e| InputError::at(file, field, e.to_string()))
+}
+
+fn digest_ref(corpus: &Corpus, file: &str, field: &str, digest: &str) -> Result<(), InputError> {
+    if !is_sha256_hex(digest) {
+        return Err(InputError::at(
+            file,
+            field,
+            format!("`{digest}` is not a SHA-256 digest (64 lowercase hex characters)"),
+        ));
+    }
+    if !corpus.objects.contains_key(digest) {
+        return Err(InputError::at(
+            file,
+            field,
+            format!(
+                "no object `experiments/{OBJECTS_DIR}/{digest}` holds the bytes this digest names"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every object's name is the digest of its bytes.
+fn objects(corpus: &Corpus) -> Result<(), InputError> {
+    let bad = corpus
+        .objects
+        .par_iter()
+        .find_first(|(name, bytes)| sha256_hex(bytes) != **name);
+    match bad {
+        None => Ok(()),
+        Some((name, bytes)) => Err(InputError::new(
+            format!("experiments/{OBJECTS_DIR}/{name}"),
+            format!(
+                "the file's SHA-256 is {}, not the digest it is named by",
+                sha256_hex(bytes)
+            ),
+        )),
+    }
+}
+
+fn task_refs(corpus: &Corpus, task: &Task) -> Result<(), InputError> {
+    let file = format!("experiments/{TASKS_DIR}/{}.json", task.id);
+    safe_id(&file, "id", &task.id)?;
+    let mut paths = BTreeSet::new();
+    for (i, input) in task.inputs.iter().enumerate() {
+        digest_ref(corpus, &file, &format!("inputs[{i}].sha256"), &input.sha256)?;
+        let actual = corpus.objects[&input.sha256].len() as u64;
+        if actual != input.bytes {
+            return Err(InputError::at(
+                &file,
+                format!("inputs[{i}].bytes"),
+                format!("says {}, the object has {actual}", input.bytes),
+            ));
+        }
+        if !paths.insert(input.path.as_str()) {
+            return Err(InputError::at(
+                &file,
+                format!("inputs[{i}].path"),
+                format!("duplicate input `{}`", input.path),
+            ));
+        }
+    }
+    let mut ids = BTreeSet::new();
+    for (i, check) in task.checks.iter().enumerate() {
+        if !ids.insert(check.id()) {
+            return Err(InputError::at(
+                &file,
+                format!("checks[{i}].id"),
+                format!("duplicate check id `{}`", check.id()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputError> {
+    safe_id(file, "id", &e.id)?;
+    timestamp(
+        file,
+        "preregistration.registered_at",
+        &e.preregistration.registered_at,
+    )?;
+    if !is_sha256_hex(&e.preregistration.sha256) {
+        return Err(InputError::at(
+            file,
+            "preregistration.sha256",
+            "not a SHA-256 digest (64 lowercase hex characters)",
+        ));
+    }
+    let tiers: BTreeSet<&str> = e.tiers.iter().map(|t| t.id.as_str()).collect();
+    for (i, tier) in e.tiers.iter().enumerate() {
+        safe_id(file, &format!("tiers[{i}].id"), &tier.id)?;
+        if !e.prices.models.contains_key(&tier.model) {
+            return Err(InputError::at(
+                file,
+                "prices.models",
+                format!(
+                    "no price for `{}`, the model of tier `{}`",
+                    tier.model, tier.id
+                ),
+            ));
+        }
+    }
+    let policies: BTreeSet<&str> = e.policies.iter().map(|p| p.id.as_str()).collect();
+    for (i, policy) in e.policies.iter().enumerate() {
+        safe_id(file, &format!("policies[{i}].id"), &policy.id)?;
+        if policy.tiers.is_empty() {
+            return Err(InputError::at(
+                file,
+                format!("policies[{i}].tiers"),
+                "a policy needs at least one tier",
+            ));
+        }
+        for (j, t) in policy.tiers.iter().enumerate() {
+            if !tiers.contains(t.as_str()) {
+                return Err(InputError::at(
+                    file,
+                    format!("policies[{i}].tiers[{j}]"),
+                    format!("no tier `{t}`"),
+                ));
+            }
+        }
+    }
+    for (i, t) in e.grid.tasks.iter().enumerate() {
+        if !corpus.tasks.contains_key(t) {
+            return Err(InputError::at(
+                file,
+                format!("grid.tasks[{i}]"),
+                format!("no task `{t}` in experiments/{TASKS_DIR}"),
+            ));
+        }
+    }
+    for (i, p) in e.grid.policies.iter().enumerate() {
+        if !policies.contains(p.as_str()) {
+            return Err(InputError::at(
+                file,
+                format!("grid.policies[{i}]"),
+                format!("no policy `{p}`"),
+            ));
+        }
+    }
+    for (i, h) in e.hypotheses.iter().enumerate() {
+        rule_refs(file, &format!("hypotheses[{i}].rule"), &h.rule, &policies)?;
+    }
+    Ok(())
+}
+
+fn rule_refs(
+    file: &str,
+    field: &str,
+    rule: &receipts_verifier::model::Rule,
+    policies: &BTreeSet<&str>,
+) -> Result<(), InputError> {
+    use receipts_verifier::model::{Operand, Rule};
+    match rule {
+        Rule::All(rules) | Rule::Any(rules) => {
+            for (i, r) in rules.iter().enumerate() {
+                rule_refs(file, &format!("{field}[{i}]"), r, policies)?;
+            }
+        }
+        Rule::Compare { left, right, .. } => {
+            let mut named = vec![(format!("{field}.left.policy"), &left.policy)];
+            if let Operand::Metric(m) = right {
+                named.push((format!("{field}.right.policy"), &m.policy));
+            }
+            for (place, policy) in named {
+                if !policies.contains(policy.as_str()) {
+                    return Err(InputError::at(file, place, format!("no policy `{policy}`")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_refs(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    ids: &BTreeSet<&str>,
+    run: &Run,
+) -> Result<(), InputError> {
+    let file = run_file(loaded, run);
+    let e = &loaded.experiment;
+    safe_id(&file, "id", &run.id)?;
+    if run.experiment != e.id {
+        return Err(InputError::at(
+            &file,
+            "experiment",
+            format!(
+                "`{}` but the run is stored under experiments/{}",
+                run.experiment, loaded.dir
+            ),
+        ));
+    }
+    if !e.grid.tasks.contains(&run.task) {
+        return Err(InputError::at(
+            &file,
+            "task",
+            format!("`{}` is not a task of experiment {}", run.task, e.id),
+        ));
+    }
+    if !e.grid.profiles.contains(&run.profile) {
+        return Err(InputError::at(
+            &file,
+            "profile",
+            format!("`{}` is not a profile of experiment {}", run.profile, e.id),
+        ));
+    }
+    if !e.grid.seeds.contains(&run.seed) {
+        return Err(InputError::at(
+            &file,
+            "seed",
+            format!("{} is not a seed of experiment {}", run.seed, e.id),
+        ));
+    }
+    let Some(policy) = e.policies.iter().find(|p| p.id == run.policy) else {
+        return Err(InputError::at(
+            &file,
+            "policy",
+            format!("`{}` is not a policy of experiment {}", run.policy, e.id),
+        ));
+    };
+    if let Some(old) = &run.replaces {
+        if !ids.contains(old.as_str()) || *old == run.id {
+            return Err(InputError::at(
+                &file,
+                "replaces",
+                format!("no other run `{old}` in experiment {}", e.id),
+            ));
+        }
+    }
+    timestamp(&file, "started_at", &run.started_at)?;
+    let task = &corpus.tasks[&run.task];
+    for (i, a) in run.attempts.iter().enumerate() {
+        let at = |f: &str| format!("attempts[{i}].{f}");
+        if !policy.tiers.contains(&a.tier) {
+            return Err(InputError::at(
+                &file,
+                at("tier"),
+                format!("`{}` is not a tier of policy `{}`", a.tier, policy.id),
+            ));
+        }
+        timestamp(&file, &at("started_at"), &a.started_at)?;
+        let mut request_ids = BTreeSet::new();
+        for (j, c) in a.calls.iter().enumerate() {
+            timestamp(&file, &at(&format!("calls[{j}].started_at")), &c.started_at)?;
+            if !e.prices.models.contains_key(&c.model_requested) {
+                return Err(InputError::at(
+                    &file,
+                    at(&format!("calls[{j}].model_requested")),
+                    format!("no price for model `{}`", c.model_requested),
+                ));
+            }
+            request_ids.insert(c.request_id.as_str());
+        }
+        for (j, t) in a.turns.iter().enumerate() {
+            if !request_ids.contains(t.call.as_str()) {
+                return Err(InputError::at(
+                    &file,
+                    at(&format!("turns[{j}].call")),
+                    format!("no call `{}` in this attempt", t.call),
+                ));
+            }
+            if let Some(d) = &t.result.sha256 {
+                digest_ref(corpus, &file, &at(&format!("turns[{j}].result.sha256")), d)?;
+            }
+        }
+        if let Some(artifact) = &a.artifact {
+            digest_ref(corpus, &file, &at("artifact.sha256"), &artifact.sha256)?;
+        }
+        for (j, input) in a.inputs.iter().enumerate() {
+            for (f, d) in [
+                ("sha256_before", &input.sha256_before),
+                ("sha256_after", &input.sha256_after),
+            ] {
+                if !is_sha256_hex(d) {
+                    return Err(InputError::at(
+                        &file,
+                        at(&format!("inputs[{j}].{f}")),
+                        format!("`{d}` is not a SHA-256 digest"),
+                    ));
+                }
+            }
+        }
+        for (j, c) in a.checks.iter().enumerate() {
+            if !task.checks.iter().any(|spec| spec.id() == c.check) {
+                return Err(InputError::at(
+                    &file,
+                    at(&format!("checks[{j}].check")),
+                    format!("task `{}` has no check `{}`", task.id, c.check),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The published summary and results table refer to this experiment's runs and policies.
+fn published(loaded: &LoadedExperiment, ids: &BTreeSet<&str>) -> Result<(), InputError> {
+    let e = &loaded.experiment;
+    if let Some(summary) = &loaded.summary {
+        let file = format!("experiments/{}/summary.json", loaded.dir);
+        if summary.experiment != e.id {
+            return Err(InputError::at(
+                &file,
+                "experiment",
+                format!("`{}`, not `{}`", summary.experiment, e.id),
+            ));
+        }
+        timestamp(&file, "published_at", &summary.published_at)?;
+        for (i, p) in summary.primary.policies.iter().enumerate() {
+            if !e.policies.iter().any(|q| q.id == p.policy) {
+                return Err(InputError::at(
+                    &file,
+                    format!("primary.policies[{i}].policy"),
+                    format!("no policy `{}`", p.policy),
+                ));
+            }
+        }
+        for (i, h) in summary.hypotheses.iter().enumerate() {
+            if !e.hypotheses.iter().any(|x| x.id == h.id) {
+                return Err(InputError::at(
+                    &file,
+                    format!("hypotheses[{i}].id"),
+                    format!("no hypothesis `{}`", h.id),
+                ));
+            }
+        }
+        for (i, c) in summary.corrections.iter().enumerate() {
+            timestamp(
+                &file,
+                &format!("corrections[{i}].corrected_at"),
+                &c.corrected_at,
+            )?;
+        }
+    }
+    if let Some(rows) = &loaded.results {
+        let file = format!("experiments/{}/results.csv", loaded.dir);
+        for (i, row) in rows.iter().enumerate() {
+            if !ids.contains(row.run.as_str()) {
+                // Line numbers count the header as line 1.
+                return Err(InputError::at(
+                    &file,
+                    format!("line {}", i + 2),
+                    format!("no run `{}`", row.run),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

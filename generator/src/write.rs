@@ -1,0 +1,122 @@
+//! Stage 5, write: the site is written into a staging directory beside the
+//! output and moved into place only when every file was written. A failed
+//! build leaves the previous site as it was.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{bail, Context, Result};
+
+/// A site being written.
+pub struct Staging {
+    dir: tempfile::TempDir,
+    out: PathBuf,
+    files: AtomicUsize,
+}
+
+impl Staging {
+    /// Prepares to write the site that will replace `out`.
+    pub fn new(out: &Path) -> Result<Staging> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
+        if out.exists() {
+            ensure_replaceable(out)?;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(".receipts-staging-")
+            .tempdir_in(&parent)
+            .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
+        Ok(Staging {
+            dir,
+            out: out.to_path_buf(),
+            files: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes one file of the site; `rel` is `/`-separated.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        self.files.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Copies a file into the site.
+    pub fn copy(&self, rel: &str, from: &Path) -> Result<()> {
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        fs::copy(from, &path)
+            .with_context(|| format!("copying {} to {}", from.display(), path.display()))?;
+        self.files.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The number of files written so far.
+    pub fn files(&self) -> usize {
+        self.files.load(Ordering::Relaxed)
+    }
+
+    /// Moves the staged site into place, replacing the previous one.
+    pub fn commit(self) -> Result<()> {
+        let staged = self.dir.keep();
+        if self.out.exists() {
+            let parent = staged
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
+            let old = tempfile::Builder::new()
+                .prefix(".receipts-previous-")
+                .tempdir_in(&parent)
+                .context("creating a directory for the previous site")?;
+            let old_site = old.path().join("site");
+            fs::rename(&self.out, &old_site).with_context(|| {
+                format!("moving the previous site {} aside", self.out.display())
+            })?;
+            if let Err(e) = fs::rename(&staged, &self.out) {
+                // Put the previous site back before reporting.
+                let _ = fs::rename(&old_site, &self.out);
+                let _ = fs::remove_dir_all(&staged);
+                return Err(e)
+                    .with_context(|| format!("moving the new site into {}", self.out.display()));
+            }
+            drop(old);
+        } else {
+            fs::rename(&staged, &self.out)
+                .with_context(|| format!("moving the new site into {}", self.out.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Refuses to replace a directory that is not a site receipts built, so a
+/// mistyped `--out` cannot delete unrelated files.
+fn ensure_replaceable(out: &Path) -> Result<()> {
+    if !out.is_dir() {
+        bail!("{} exists and is not a directory", out.display());
+    }
+    let empty = fs::read_dir(out)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(false);
+    let ours = out.join(".nojekyll").is_file() && out.join("index.html").is_file();
+    if !empty && !ours {
+        bail!(
+            "refusing to replace {}: it is not empty and does not look like a site receipts built (no .nojekyll and index.html)",
+            out.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! Malformed input stops the build with exit code 2, a message naming the
+//! file and the place in it, and the previous site left as it was.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{receipts, sample_copy, stderr, tree};
+
+const RUN: &str = "experiments/E01/runs/E01-release-brief-careful-s1-ladder.json";
+
+/// Builds a good site into `site/`, applies `break_input`, builds again and
+/// returns the second build's stderr after checking exit 2 and the old site.
+fn fails_keeping_the_old_site(break_input: impl FnOnce(&Path)) -> String {
+    let input = sample_copy();
+    let root = input.path();
+    let first = receipts(root, &["build", "--quiet"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let before = tree(&root.join("site"));
+
+    break_input(root);
+    let second = receipts(root, &["build", "--quiet"]);
+    let message = stderr(&second);
+    assert_eq!(
+        second.status.code(),
+        Some(2),
+        "exit code for bad input; stderr: {message}"
+    );
+    assert!(!message.contains("panicked"), "{message}");
+    assert_eq!(
+        tree(&root.join("site")),
+        before,
+        "the previous site was changed by a failed build"
+    );
+    let leftovers: Vec<_> = fs::read_dir(root)
+        .expect("root")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".receipts-"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "staging directories left behind: {leftovers:?}"
+    );
+    message
+}
+
+fn edit(root: &Path, rel: &str, f: impl FnOnce(String) -> String) {
+    let path = root.join(rel);
+    let text = fs::read_to_string(&path).expect("read");
+    fs::write(&path, f(text)).expect("write");
+}
+
+#[test]
+fn truncated_json_names_the_file_and_line() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| t[..t.len() / 2].to_string());
+    });
+    assert!(message.contains(RUN), "{message}");
+    assert!(message.contains("line "), "{message}");
+    assert!(message.contains("EOF"), "{message}");
+}
+
+#[test]
+fn a_missing_required_field_is_named() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| t.replacen("\"seed\": 1,\n", "", 1));
+    });
+    assert!(message.contains(RUN), "{message}");
+    assert!(message.contains("missing field `seed`"), "{message}");
+    assert!(message.contains("line "), "{message}");
+}
+
+#[test]
+fn a_missing_nested_field_is_named_by_its_path() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen("\"latency_ms\"", "\"latency\"", 1)
+        });
+    });
+    assert!(message.contains(RUN), "{message}");
+    assert!(message.contains("attempts[0].calls[0]"), "{message}");
+}
+
+#[test]
+fn a_wrong_type_is_named_by_its_path() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen("\"seed\": 1,", "\"seed\": \"one\",", 1)
+        });
+    });
+    assert!(
+        message.contains(&format!("{RUN}: seed (line ")),
+        "{message}"
+    );
+    assert!(
+        message.contains("invalid type: string \"one\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unknown_format_version_is_refused() {
+    let file = "experiments/E02/experiment.json";
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, file, |t| {
+            t.replacen("\"format_version\": 1", "\"format_version\": 7", 1)
+        });
+    });
+    assert!(
+        message.contains(&format!(
+            "{file}: format_version: unsupported format_version 7"
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unknown_version_wins_over_other_problems() {
+    // A record from a newer format may differ everywhere; the version is what to report.
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen("\"format_version\": 1", "\"format_version\": 2", 1)
+                .replacen("\"seed\": 1,", "\"seed\": [],", 1)
+        });
+    });
+    assert!(
+        message.contains("unsupported format_version 2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_run_naming_an_unknown_task_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen(
+                "\"task\": \"release-brief\"",
+                "\"task\": \"no-such-task\"",
+                1,
+            )
+        });
+    });
+    assert!(
+        message.contains(&format!("{RUN}: task: `no-such-task` is not a task")),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_object_whose_bytes_do_not_match_its_digest_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let objects = root.join("experiments/objects");
+        let first = fs::read_dir(&objects)
+            .expect("objects")
+            .next()
+            .expect("an object")
+            .expect("entry")
+            .path();
+        let mut bytes = fs::read(&first).expect("read");
+        bytes[0] ^= 1;
+        fs::write(&first, bytes).expect("write");
+    });
+    assert!(message.contains("experiments/objects/"), "{message}");
+    assert!(
+        message.contains("not the digest it is named by"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_ragged_results_csv_names_the_line() {
+    let file = "experiments/E01/results.csv";
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, file, |t| {
+            let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+            lines[3].push_str(",extra");
+            lines.join("\n") + "\n"
+        });
+    });
+    assert!(message.contains(&format!("{file}: line 4")), "{message}");
+}
+
+#[test]
+fn non_utf8_text_is_refused() {
+    let file = "experiments/E01/LOG.md";
+    let message = fails_keeping_the_old_site(|root| {
+        let path = root.join(file);
+        let mut bytes = fs::read(&path).expect("read");
+        bytes.splice(10..10, [0xff, 0xfe]);
+        fs::write(&path, bytes).expect("write");
+    });
+    assert!(message.contains(&format!("{file}: line 1")), "{message}");
+    assert!(message.contains("not valid UTF-8"), "{message}");
+}
+
+#[test]
+fn a_missing_experiments_directory_is_explained() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = receipts(dir.path(), &["build"]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(
+        stderr(&result).contains("no experiments directory"),
+        "{}",
+        stderr(&result)
+    );
+}
+
+#[test]
+fn an_unrelated_output_directory_is_never_replaced() {
+    let input = sample_copy();
+    let out = input.path().join("precious");
+    fs::create_dir_all(&out).expect("mkdir");
+    fs::write(out.join("notes.txt"), "keep me").expect("write");
+    let result = receipts(input.path(), &["build", "--out", "precious"]);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("refusing to replace"),
+        "{}",
+        stderr(&result)
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("notes.txt")).expect("kept"),
+        "keep me"
+    );
+}

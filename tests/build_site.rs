@@ -1,0 +1,204 @@
+//! `receipts build` on the shipped sample: every run gets a page, every
+//! relative link resolves, the output is a static site that works from any
+//! folder, and the sample on disk is exactly what the simulator writes.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{links, receipts, repo, sample_copy, stderr, tree};
+
+fn build(root: &Path, out: &Path) {
+    let result = receipts(
+        root,
+        &[
+            "build",
+            "--quiet",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ],
+    );
+    assert!(result.status.success(), "build failed: {}", stderr(&result));
+}
+
+#[test]
+fn every_run_has_a_page_and_every_link_resolves() {
+    let input = sample_copy();
+    let out = input.path().join("public");
+    build(input.path(), &out);
+
+    let mut runs = 0;
+    for exp in fs::read_dir(input.path().join("experiments")).expect("experiments") {
+        let runs_dir = exp.expect("entry").path().join("runs");
+        if let Ok(entries) = fs::read_dir(&runs_dir) {
+            for run in entries {
+                let name = run
+                    .expect("entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .replace(".json", ".html");
+                assert!(
+                    out.join("runs").join(&name).is_file(),
+                    "no page for run {name}"
+                );
+                runs += 1;
+            }
+        }
+    }
+    assert!(
+        runs >= 108,
+        "the sample has at least two grids of 54 runs, found {runs}"
+    );
+
+    let mut checked = 0;
+    for (rel, _) in tree(&out).iter().filter(|(p, _)| p.ends_with(".html")) {
+        let page = out.join(rel);
+        let html = fs::read_to_string(&page).expect("page");
+        for link in links(&html) {
+            assert!(!link.starts_with('/'), "{rel}: absolute link {link}");
+            if link.starts_with("https:")
+                || link.starts_with("http:")
+                || link.starts_with("mailto:")
+                || link.starts_with('#')
+            {
+                continue;
+            }
+            let target = link.split(['#', '?']).next().unwrap_or_default();
+            let resolved = page.parent().expect("parent").join(target);
+            assert!(resolved.is_file(), "{rel}: broken link {link}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "the link walk checked only {checked} links");
+    assert!(out.join(".nojekyll").is_file(), ".nojekyll is written");
+}
+
+#[test]
+fn shared_indexes_are_not_copied_onto_run_pages() {
+    let input = sample_copy();
+    let out = input.path().join("site");
+    build(input.path(), &out);
+    let index = fs::read_to_string(out.join("runs/index.html")).expect("runs index");
+    let run_ids: Vec<String> = fs::read_dir(out.join("runs"))
+        .expect("runs")
+        .map(|e| {
+            e.expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".html")
+                .to_string()
+        })
+        .filter(|n| n != "index")
+        .collect();
+    assert!(
+        run_ids.iter().all(|id| index.contains(id.as_str())),
+        "the runs index lists every run"
+    );
+    let page = fs::read_to_string(out.join("runs").join(format!("{}.html", run_ids[0])))
+        .expect("run page");
+    let mentioned = run_ids
+        .iter()
+        .filter(|id| page.contains(&format!("{id}.html")))
+        .count();
+    assert!(
+        mentioned <= 4,
+        "a run page links only its neighbours and reruns, not the whole index ({mentioned})"
+    );
+}
+
+#[test]
+fn every_page_of_simulated_data_says_so() {
+    let input = sample_copy();
+    let out = input.path().join("site");
+    build(input.path(), &out);
+    for (rel, _) in tree(&out)
+        .iter()
+        .filter(|(p, _)| p.ends_with(".html") && !p.starts_with("docs/"))
+    {
+        let html = fs::read_to_string(out.join(rel)).expect("page");
+        assert!(
+            html.contains("Simulated data"),
+            "{rel} shows simulated receipts without saying so"
+        );
+    }
+}
+
+#[test]
+fn the_published_data_mirrors_the_input() {
+    let input = sample_copy();
+    let out = input.path().join("site");
+    build(input.path(), &out);
+    let source = tree(&input.path().join("experiments"));
+    let published = tree(&out.join("data"));
+    assert_eq!(
+        source, published,
+        "data/ holds exactly the input records, byte for byte"
+    );
+}
+
+#[test]
+fn the_shipped_sample_is_what_the_simulator_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = receipts(dir.path(), &["simulate", "--quiet", "--out", "."]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    for sub in ["experiments", "showcase"] {
+        assert_eq!(
+            tree(&dir.path().join(sub)),
+            tree(&repo().join(sub)),
+            "{sub}/ differs from a fresh `receipts simulate`; regenerate it with `cargo run -p receipts -- simulate --force`"
+        );
+    }
+}
+
+#[test]
+fn the_simulator_is_deterministic() {
+    let a = tempfile::tempdir().expect("tempdir");
+    let b = tempfile::tempdir().expect("tempdir");
+    for dir in [&a, &b] {
+        let result = receipts(dir.path(), &["simulate", "--quiet", "--out", "."]);
+        assert!(result.status.success(), "{}", stderr(&result));
+    }
+    let (ta, tb) = (tree(a.path()), tree(b.path()));
+    assert!(ta.len() > 100);
+    assert_eq!(ta, tb, "two simulations wrote different bytes");
+}
+
+#[test]
+fn the_simulator_writes_large_experiments_that_build() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = receipts(
+        dir.path(),
+        &["simulate", "--quiet", "--out", ".", "--scale", "600"],
+    );
+    assert!(result.status.success(), "{}", stderr(&result));
+    let runs = fs::read_dir(dir.path().join("experiments/S01/runs"))
+        .expect("runs")
+        .count();
+    assert_eq!(runs, 600);
+    build(dir.path(), &dir.path().join("site"));
+    assert!(dir.path().join("site/runs/index.html").is_file());
+}
+
+#[test]
+fn the_build_reports_what_it_built() {
+    let input = sample_copy();
+    let result = receipts(input.path(), &["build"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(stdout.contains("2 experiments"), "{stdout}");
+    assert!(stdout.contains("110 runs"), "{stdout}");
+    assert!(stdout.contains("pages"), "{stdout}");
+}
+
+#[test]
+fn json_schemas_in_docs_are_current() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = receipts(dir.path(), &["schema", "--out", "schema"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert_eq!(
+        tree(&dir.path().join("schema")),
+        tree(&repo().join("docs/schema")),
+        "docs/schema is stale; regenerate it with `cargo run -p receipts -- schema`"
+    );
+}

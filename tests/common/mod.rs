@@ -1,0 +1,105 @@
+//! Helpers shared by the integration tests: the `receipts` binary, temp copies
+//! of the sample input, tree digests and a link extractor.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use sha2::{Digest, Sha256};
+
+/// The repository root (the workspace).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// Runs the `receipts` binary with `args` in `dir`.
+pub fn receipts(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_receipts"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the receipts binary runs")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Copies a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let rel = entry.path().strip_prefix(from).expect("prefix");
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A temp directory holding a copy of the shipped sample input.
+pub fn sample_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for sub in ["experiments", "showcase", "docs"] {
+        let from = repo().join(sub);
+        if from.is_dir() {
+            copy_dir(&from, &dir.path().join(sub));
+        }
+    }
+    dir
+}
+
+/// Every file under `root` with the SHA-256 of its bytes, by relative path.
+pub fn tree(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.expect("walk");
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .expect("prefix")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let bytes = fs::read(entry.path()).expect("read");
+            out.insert(rel, receipts_verifier::digest::hex(&Sha256::digest(&bytes)));
+        }
+    }
+    out
+}
+
+/// The values of every `href` and `src` attribute in an HTML page, with the
+/// entities the templates write decoded.
+pub fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(i) = rest.find(attr) {
+            let start = i + attr.len();
+            let end = rest[start..].find('"').map_or(rest.len(), |j| start + j);
+            // Only real attributes: the character before must be whitespace.
+            if rest[..i].ends_with(char::is_whitespace) {
+                out.push(decode(&rest[start..end]));
+            }
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+fn decode(s: &str) -> String {
+    s.replace("&#x2f;", "/")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}

@@ -1,0 +1,1233 @@
+//! A restricted integer expression language for rule programs.
+//!
+//! Values are `i64` integers and booleans. An expression is one of, from
+//! lowest to highest precedence:
+//!
+//! - `if C then A else B`, only at expression level: at the top, inside
+//!   parentheses, or as a condition or branch of another `if`; the `else`
+//!   branch extends as far as possible;
+//! - `a || b` or `a or b`, then `a && b` or `a and b` (short-circuiting);
+//! - `a == b`, `a != b` (two ints or two bools);
+//! - `a < b`, `a <= b`, `a > b`, `a >= b` (non-associative: `a < b < c` is
+//!   a parse error);
+//! - `a + b`, `a - b`, then `a * b`, `a / b`, `a % b`;
+//! - unary `-a`, `!a` or `not a`;
+//! - decimal literals, `true`, `false`, variables (`[A-Za-z_][A-Za-z0-9_]*`,
+//!   read from the environment) and parentheses.
+//!
+//! Binary operators are left-associative. Types are checked during
+//! evaluation. Arithmetic is checked: overflow and division or remainder by
+//! zero are errors, and `/` and `%` truncate toward zero. There are no
+//! calls, loops, assignments or strings, and whitespace is insignificant.
+//! `i64::MIN` has no literal form (write `-9223372036854775807 - 1`).
+//!
+//! Limits: at most [`MAX_SOURCE_BYTES`] bytes of source, at most
+//! [`MAX_DEPTH`] nested parentheses, unary operators and `if`s, and at most
+//! [`MAX_STEPS`] evaluation steps, one per literal, variable, operator and
+//! `if` evaluated. Parsing and evaluation use explicit stacks rather than
+//! recursion, so no input can exhaust the call stack.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Longest accepted source, in bytes.
+pub const MAX_SOURCE_BYTES: usize = 4096;
+/// Deepest accepted nesting of parentheses, unary operators and `if`s.
+pub const MAX_DEPTH: usize = 64;
+/// Most evaluation steps a program may take.
+pub const MAX_STEPS: u32 = 10_000;
+
+/// The result of evaluating a program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Int(i64),
+    Bool(bool),
+}
+
+impl Value {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Value::Int(_) => "int",
+            Value::Bool(_) => "bool",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Why a program could not be parsed or evaluated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    #[error("the program is {len} bytes long, more than the limit of {max} bytes")]
+    SourceTooLong { len: usize, max: usize },
+    #[error("empty program")]
+    EmptyProgram,
+    #[error("unexpected character {ch:?} at byte {offset}")]
+    UnexpectedChar { ch: char, offset: usize },
+    #[error("integer literal at byte {offset} does not fit in a 64-bit signed integer")]
+    IntegerTooLarge { offset: usize },
+    #[error("unexpected {found} at byte {offset}, expected {expected}")]
+    UnexpectedToken {
+        found: String,
+        expected: &'static str,
+        offset: usize,
+    },
+    #[error("function calls are not allowed: `{name}(` at byte {offset}")]
+    CallNotAllowed { name: String, offset: usize },
+    #[error(
+        "comparison operators cannot be chained (at byte {offset}); combine comparisons with `&&`"
+    )]
+    ChainedComparison { offset: usize },
+    #[error("nesting deeper than {max} levels at byte {offset}")]
+    TooDeep { offset: usize, max: usize },
+    #[error("unknown variable `{name}`")]
+    UnknownVariable { name: String },
+    #[error("type error: `{op}` expects {expected} but got {found}")]
+    TypeMismatch {
+        op: &'static str,
+        expected: &'static str,
+        found: &'static str,
+    },
+    #[error("integer overflow in `{op}`")]
+    Overflow { op: &'static str },
+    #[error("division by zero in `{op}`")]
+    DivisionByZero { op: &'static str },
+    #[error("evaluation exceeded the limit of {max} steps")]
+    StepLimitExceeded { max: u32 },
+}
+
+/// A parsed program, ready to evaluate: postfix code for a value stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    code: Vec<Op>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Op {
+    Push(Value),
+    Load(String),
+    Neg,
+    Not,
+    Binary(BinOp),
+    /// The `&&` or `||` node, after its left operand: when that operand
+    /// decides the result, it stays on the stack and control jumps to the
+    /// target; otherwise it is popped.
+    ShortCircuit(Logic, usize),
+    /// Checks that the right operand of `&&` or `||` is a bool (not a step).
+    CheckBool(Logic),
+    /// The `if` node, after its condition: pops it and jumps to the target
+    /// (the else branch) when it is false.
+    JumpIfFalse(usize),
+    /// The end of a then branch, jumping past the else branch (not a step).
+    Jump(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Logic {
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BinOp {
+    Eq,
+    Ne,
+    Cmp(CmpOp),
+    Arith(ArithOp),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl Logic {
+    fn symbol(self) -> &'static str {
+        match self {
+            Logic::And => "&&",
+            Logic::Or => "||",
+        }
+    }
+}
+
+impl BinOp {
+    fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Cmp(CmpOp::Lt) => "<",
+            BinOp::Cmp(CmpOp::Le) => "<=",
+            BinOp::Cmp(CmpOp::Gt) => ">",
+            BinOp::Cmp(CmpOp::Ge) => ">=",
+            BinOp::Arith(ArithOp::Add) => "+",
+            BinOp::Arith(ArithOp::Sub) => "-",
+            BinOp::Arith(ArithOp::Mul) => "*",
+            BinOp::Arith(ArithOp::Div) => "/",
+            BinOp::Arith(ArithOp::Rem) => "%",
+        }
+    }
+
+    fn precedence(self) -> u8 {
+        match self {
+            BinOp::Eq | BinOp::Ne => 3,
+            BinOp::Cmp(_) => 4,
+            BinOp::Arith(ArithOp::Add | ArithOp::Sub) => 5,
+            BinOp::Arith(_) => 6,
+        }
+    }
+
+    fn apply(self, a: &Value, b: &Value) -> Result<Value, ExprError> {
+        let op = self.symbol();
+        if let BinOp::Eq | BinOp::Ne = self {
+            let equal = match (a, b) {
+                (Value::Int(x), Value::Int(y)) => x == y,
+                (Value::Bool(x), Value::Bool(y)) => x == y,
+                (Value::Int(_), _) => {
+                    return Err(mismatch(op, "two ints or two bools", "int and bool"))
+                }
+                (Value::Bool(_), _) => {
+                    return Err(mismatch(op, "two ints or two bools", "bool and int"))
+                }
+            };
+            return Ok(Value::Bool(equal == (self == BinOp::Eq)));
+        }
+        let (a, b) = (expect_int(a, op)?, expect_int(b, op)?);
+        let arith = match self {
+            BinOp::Cmp(CmpOp::Lt) => return Ok(Value::Bool(a < b)),
+            BinOp::Cmp(CmpOp::Le) => return Ok(Value::Bool(a <= b)),
+            BinOp::Cmp(CmpOp::Gt) => return Ok(Value::Bool(a > b)),
+            BinOp::Cmp(CmpOp::Ge) => return Ok(Value::Bool(a >= b)),
+            BinOp::Arith(ArithOp::Div | ArithOp::Rem) if b == 0 => {
+                return Err(ExprError::DivisionByZero { op })
+            }
+            BinOp::Arith(ArithOp::Add) => a.checked_add(b),
+            BinOp::Arith(ArithOp::Sub) => a.checked_sub(b),
+            BinOp::Arith(ArithOp::Mul) => a.checked_mul(b),
+            BinOp::Arith(ArithOp::Div) => a.checked_div(b),
+            BinOp::Arith(ArithOp::Rem) => a.checked_rem(b),
+            BinOp::Eq | BinOp::Ne => None,
+        };
+        arith.map(Value::Int).ok_or(ExprError::Overflow { op })
+    }
+}
+
+fn mismatch(op: &'static str, expected: &'static str, found: &'static str) -> ExprError {
+    ExprError::TypeMismatch {
+        op,
+        expected,
+        found,
+    }
+}
+
+fn expect_int(value: &Value, op: &'static str) -> Result<i64, ExprError> {
+    match value {
+        Value::Int(n) => Ok(*n),
+        other => Err(mismatch(op, "int", other.type_name())),
+    }
+}
+
+fn expect_bool(value: &Value, op: &'static str) -> Result<bool, ExprError> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        other => Err(mismatch(op, "bool", other.type_name())),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Int(i64),
+    Ident,
+    True,
+    False,
+    If,
+    Then,
+    Else,
+    And,
+    Or,
+    Not,
+    Minus,
+    LParen,
+    RParen,
+    Binary(BinOp),
+    End,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Token {
+    tok: Tok,
+    start: usize,
+    end: usize,
+}
+
+/// Splits `source` into tokens, ending with [`Tok::End`] or, at the first
+/// malformed token, with its error, so that errors surface in source order.
+fn lex(source: &str) -> Vec<Result<Token, ExprError>> {
+    let bytes = source.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let next = bytes.get(i + 1).copied();
+        let (tok, width) = match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'0'..=b'9' => {
+                let len = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                match source[i..i + len].parse::<i64>() {
+                    Ok(n) => (Tok::Int(n), len),
+                    Err(_) => {
+                        tokens.push(Err(ExprError::IntegerTooLarge { offset: start }));
+                        return tokens;
+                    }
+                }
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let len = bytes[i..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                let tok = match &source[i..i + len] {
+                    "true" => Tok::True,
+                    "false" => Tok::False,
+                    "if" => Tok::If,
+                    "then" => Tok::Then,
+                    "else" => Tok::Else,
+                    "and" => Tok::And,
+                    "or" => Tok::Or,
+                    "not" => Tok::Not,
+                    _ => Tok::Ident,
+                };
+                (tok, len)
+            }
+            b'(' => (Tok::LParen, 1),
+            b')' => (Tok::RParen, 1),
+            b'-' => (Tok::Minus, 1),
+            b'+' => (Tok::Binary(BinOp::Arith(ArithOp::Add)), 1),
+            b'*' => (Tok::Binary(BinOp::Arith(ArithOp::Mul)), 1),
+            b'/' => (Tok::Binary(BinOp::Arith(ArithOp::Div)), 1),
+            b'%' => (Tok::Binary(BinOp::Arith(ArithOp::Rem)), 1),
+            b'=' if next == Some(b'=') => (Tok::Binary(BinOp::Eq), 2),
+            b'!' if next == Some(b'=') => (Tok::Binary(BinOp::Ne), 2),
+            b'!' => (Tok::Not, 1),
+            b'<' if next == Some(b'=') => (Tok::Binary(BinOp::Cmp(CmpOp::Le)), 2),
+            b'<' => (Tok::Binary(BinOp::Cmp(CmpOp::Lt)), 1),
+            b'>' if next == Some(b'=') => (Tok::Binary(BinOp::Cmp(CmpOp::Ge)), 2),
+            b'>' => (Tok::Binary(BinOp::Cmp(CmpOp::Gt)), 1),
+            b'&' if next == Some(b'&') => (Tok::And, 2),
+            b'|' if next == Some(b'|') => (Tok::Or, 2),
+            _ => {
+                // Only ASCII has been consumed so far, so `start` is a char boundary.
+                let ch = source[start..].chars().next().unwrap_or('\u{FFFD}');
+                tokens.push(Err(ExprError::UnexpectedChar { ch, offset: start }));
+                return tokens;
+            }
+        };
+        i += width;
+        tokens.push(Ok(Token { tok, start, end: i }));
+    }
+    let end = source.len();
+    tokens.push(Ok(Token {
+        tok: Tok::End,
+        start: end,
+        end,
+    }));
+    tokens
+}
+
+/// A construct the parser has opened but not yet completed.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    Paren,
+    Neg,
+    Not,
+    Binary(BinOp),
+    /// `&&` or `||`, with the index of its `ShortCircuit` op.
+    Logic(Logic, usize),
+    /// `if` awaiting `then`.
+    IfCond,
+    /// `if … then` awaiting `else`, with the index of its `JumpIfFalse`.
+    IfThen(usize),
+    /// `if … else`, whose else branch is open, with the index of its `Jump`.
+    IfElse(usize),
+}
+
+impl Pending {
+    /// Binding strength of an operator still waiting for its right side;
+    /// 0 for constructs that only a closing token completes.
+    fn precedence(self) -> u8 {
+        match self {
+            Pending::Logic(Logic::Or, _) => 1,
+            Pending::Logic(Logic::And, _) => 2,
+            Pending::Binary(op) => op.precedence(),
+            Pending::Neg | Pending::Not => 7,
+            Pending::Paren | Pending::IfCond | Pending::IfThen(_) | Pending::IfElse(_) => 0,
+        }
+    }
+}
+
+/// An operator-precedence parser that compiles straight to postfix code,
+/// keeping open constructs on an explicit stack instead of recursing.
+struct Compiler<'s> {
+    source: &'s str,
+    code: Vec<Op>,
+    pending: Vec<Pending>,
+    depth: usize,
+}
+
+/// Compiles `source` to postfix code, without the source length check.
+fn compile(source: &str) -> Result<Vec<Op>, ExprError> {
+    let tokens = lex(source);
+    if let Some(Ok(Token { tok: Tok::End, .. })) = tokens.first() {
+        return Err(ExprError::EmptyProgram);
+    }
+    let mut c = Compiler {
+        source,
+        code: Vec::new(),
+        pending: Vec::new(),
+        depth: 0,
+    };
+    let mut expect_operand = true;
+    for (i, token) in tokens.iter().enumerate() {
+        let token = token.clone()?;
+        if expect_operand {
+            // `if` may start an expression only at the top or after `(`,
+            // `if`, `then` or `else`.
+            let if_allowed = i == 0
+                || matches!(
+                    tokens[i - 1],
+                    Ok(Token {
+                        tok: Tok::LParen | Tok::If | Tok::Then | Tok::Else,
+                        ..
+                    })
+                );
+            match token.tok {
+                Tok::Int(n) => c.code.push(Op::Push(Value::Int(n))),
+                Tok::True => c.code.push(Op::Push(Value::Bool(true))),
+                Tok::False => c.code.push(Op::Push(Value::Bool(false))),
+                Tok::Ident => {
+                    let name = c.source[token.start..token.end].to_string();
+                    if let Some(Ok(Token {
+                        tok: Tok::LParen, ..
+                    })) = tokens.get(i + 1)
+                    {
+                        return Err(ExprError::CallNotAllowed {
+                            name,
+                            offset: token.start,
+                        });
+                    }
+                    c.code.push(Op::Load(name));
+                }
+                Tok::Minus => c.open(Pending::Neg, token.start)?,
+                Tok::Not => c.open(Pending::Not, token.start)?,
+                Tok::LParen => c.open(Pending::Paren, token.start)?,
+                Tok::If if if_allowed => c.open(Pending::IfCond, token.start)?,
+                Tok::If => {
+                    let expected = "an operand (put `if` expressions in parentheses)";
+                    return Err(c.unexpected(token, expected));
+                }
+                _ => return Err(c.unexpected(token, "an operand")),
+            }
+            expect_operand = matches!(token.tok, Tok::Minus | Tok::Not | Tok::LParen | Tok::If);
+            continue;
+        }
+        let infix = match token.tok {
+            Tok::Or => Some(Pending::Logic(Logic::Or, 0)),
+            Tok::And => Some(Pending::Logic(Logic::And, 0)),
+            Tok::Minus => Some(Pending::Binary(BinOp::Arith(ArithOp::Sub))),
+            Tok::Binary(op) => Some(Pending::Binary(op)),
+            _ => None,
+        };
+        if let Some(infix) = infix {
+            c.push_infix(infix, token.start)?;
+            expect_operand = true;
+            continue;
+        }
+        // Not an operator: the innermost open construct must accept it.
+        match (c.close(), token.tok) {
+            (None, Tok::End) => return Ok(c.code),
+            (Some(Pending::Paren), Tok::RParen) => {
+                c.pending.pop();
+                c.depth -= 1;
+            }
+            (Some(Pending::IfCond), Tok::Then) => {
+                c.replace_top(Pending::IfThen(c.code.len()));
+                c.code.push(Op::JumpIfFalse(0));
+                expect_operand = true;
+            }
+            (Some(Pending::IfThen(jump_if_false)), Tok::Else) => {
+                c.replace_top(Pending::IfElse(c.code.len()));
+                c.code.push(Op::Jump(0));
+                c.patch(jump_if_false);
+                expect_operand = true;
+            }
+            (open, _) => {
+                let expected = match open {
+                    Some(Pending::Paren) => "an operator or `)`",
+                    Some(Pending::IfCond) => "an operator or `then`",
+                    Some(Pending::IfThen(_)) => "an operator or `else`",
+                    _ => "an operator or the end of the program",
+                };
+                return Err(c.unexpected(token, expected));
+            }
+        }
+    }
+    // Unreachable: `lex` ends with `End` or an error, both returned above.
+    Err(ExprError::EmptyProgram)
+}
+
+impl Compiler<'_> {
+    fn unexpected(&self, token: Token, expected: &'static str) -> ExprError {
+        let text = &self.source[token.start..token.end];
+        let found = match token.tok {
+            Tok::End => "end of program".to_string(),
+            Tok::Int(_) => format!("integer `{text}`"),
+            Tok::Ident => format!("identifier `{text}`"),
+            _ => format!("`{text}`"),
+        };
+        ExprError::UnexpectedToken {
+            found,
+            expected,
+            offset: token.start,
+        }
+    }
+
+    /// Opens a nesting construct: a parenthesis, a unary operator or an `if`.
+    fn open(&mut self, construct: Pending, offset: usize) -> Result<(), ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(ExprError::TooDeep {
+                offset,
+                max: MAX_DEPTH,
+            });
+        }
+        self.depth += 1;
+        self.pending.push(construct);
+        Ok(())
+    }
+
+    /// Completes the operators binding at least as tightly as `precedence`,
+    /// then opens `infix`, whose left operand is now complete.
+    fn push_infix(&mut self, infix: Pending, offset: usize) -> Result<(), ExprError> {
+        let precedence = infix.precedence();
+        if let Pending::Binary(BinOp::Cmp(_)) = infix {
+            self.reduce(precedence + 1);
+            if let Some(Pending::Binary(BinOp::Cmp(_))) = self.pending.last() {
+                return Err(ExprError::ChainedComparison { offset });
+            }
+        } else {
+            self.reduce(precedence);
+        }
+        let infix = match infix {
+            Pending::Logic(logic, _) => {
+                self.code.push(Op::ShortCircuit(logic, 0));
+                Pending::Logic(logic, self.code.len() - 1)
+            }
+            other => other,
+        };
+        self.pending.push(infix);
+        Ok(())
+    }
+
+    fn reduce(&mut self, precedence: u8) {
+        while self
+            .pending
+            .last()
+            .is_some_and(|p| p.precedence() >= precedence)
+        {
+            self.complete_top();
+        }
+    }
+
+    /// Completes everything up to the innermost parenthesis or unfinished
+    /// `if`, which it returns without removing.
+    fn close(&mut self) -> Option<Pending> {
+        while let Some(&top) = self.pending.last() {
+            match top {
+                Pending::Paren | Pending::IfCond | Pending::IfThen(_) => return Some(top),
+                _ => self.complete_top(),
+            }
+        }
+        None
+    }
+
+    fn complete_top(&mut self) {
+        match self.pending.pop() {
+            Some(Pending::Neg) => {
+                self.code.push(Op::Neg);
+                self.depth -= 1;
+            }
+            Some(Pending::Not) => {
+                self.code.push(Op::Not);
+                self.depth -= 1;
+            }
+            Some(Pending::Binary(op)) => self.code.push(Op::Binary(op)),
+            Some(Pending::Logic(logic, at)) => {
+                self.code.push(Op::CheckBool(logic));
+                self.patch(at);
+            }
+            Some(Pending::IfElse(at)) => {
+                self.patch(at);
+                self.depth -= 1;
+            }
+            Some(Pending::Paren | Pending::IfCond | Pending::IfThen(_)) | None => {}
+        }
+    }
+
+    fn replace_top(&mut self, construct: Pending) {
+        if let Some(top) = self.pending.last_mut() {
+            *top = construct;
+        }
+    }
+
+    /// Points the jump at `at` to the end of the code emitted so far.
+    fn patch(&mut self, at: usize) {
+        let here = self.code.len();
+        if let Some(Op::ShortCircuit(_, target) | Op::JumpIfFalse(target) | Op::Jump(target)) =
+            self.code.get_mut(at)
+        {
+            *target = here;
+        }
+    }
+}
+
+fn pop(stack: &mut Vec<Value>) -> Value {
+    stack
+        .pop()
+        .expect("compiled code keeps the value stack balanced")
+}
+
+impl Program {
+    /// Parses `source`, enforcing the source length and nesting limits.
+    pub fn parse(source: &str) -> Result<Program, ExprError> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(ExprError::SourceTooLong {
+                len: source.len(),
+                max: MAX_SOURCE_BYTES,
+            });
+        }
+        compile(source).map(|code| Program { code })
+    }
+
+    /// Evaluates the program with variables read from `env`, within
+    /// [`MAX_STEPS`] steps.
+    pub fn eval(&self, env: &BTreeMap<String, i64>) -> Result<Value, ExprError> {
+        self.eval_with_limit(env, MAX_STEPS)
+    }
+
+    /// Evaluates the program within `max_steps` steps.
+    pub(crate) fn eval_with_limit(
+        &self,
+        env: &BTreeMap<String, i64>,
+        max_steps: u32,
+    ) -> Result<Value, ExprError> {
+        let mut stack: Vec<Value> = Vec::new();
+        let mut steps = 0u32;
+        let mut pc = 0;
+        while let Some(op) = self.code.get(pc) {
+            pc += 1;
+            if !matches!(op, Op::CheckBool(_) | Op::Jump(_)) {
+                steps += 1;
+                if steps > max_steps {
+                    return Err(ExprError::StepLimitExceeded { max: max_steps });
+                }
+            }
+            let value = match op {
+                Op::Push(value) => value.clone(),
+                Op::Load(name) => match env.get(name) {
+                    Some(n) => Value::Int(*n),
+                    None => return Err(ExprError::UnknownVariable { name: name.clone() }),
+                },
+                Op::Neg => {
+                    let n = expect_int(&pop(&mut stack), "-")?;
+                    Value::Int(n.checked_neg().ok_or(ExprError::Overflow { op: "-" })?)
+                }
+                Op::Not => Value::Bool(!expect_bool(&pop(&mut stack), "!")?),
+                Op::Binary(op) => {
+                    let b = pop(&mut stack);
+                    op.apply(&pop(&mut stack), &b)?
+                }
+                Op::ShortCircuit(logic, target) => {
+                    let left = pop(&mut stack);
+                    if expect_bool(&left, logic.symbol())? == (*logic == Logic::Or) {
+                        pc = *target;
+                        left
+                    } else {
+                        continue;
+                    }
+                }
+                Op::CheckBool(logic) => {
+                    let right = pop(&mut stack);
+                    expect_bool(&right, logic.symbol())?;
+                    right
+                }
+                Op::JumpIfFalse(target) => {
+                    if !expect_bool(&pop(&mut stack), "if")? {
+                        pc = *target;
+                    }
+                    continue;
+                }
+                Op::Jump(target) => {
+                    pc = *target;
+                    continue;
+                }
+            };
+            stack.push(value);
+        }
+        Ok(pop(&mut stack))
+    }
+
+    /// Names of variables the program reads, sorted and deduplicated.
+    pub fn variables(&self) -> Vec<String> {
+        let names: BTreeSet<&String> = self
+            .code
+            .iter()
+            .filter_map(|op| match op {
+                Op::Load(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        names.into_iter().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExprError::*;
+    use super::*;
+
+    fn env(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    fn run_with(source: &str, pairs: &[(&str, i64)]) -> Result<Value, ExprError> {
+        Program::parse(source)?.eval(&env(pairs))
+    }
+
+    fn run(source: &str) -> Result<Value, ExprError> {
+        run_with(source, &[])
+    }
+
+    fn int(source: &str) -> i64 {
+        match run(source) {
+            Ok(Value::Int(n)) => n,
+            other => panic!("{source}: expected an int, got {other:?}"),
+        }
+    }
+
+    fn boolean(source: &str) -> bool {
+        match run(source) {
+            Ok(Value::Bool(b)) => b,
+            other => panic!("{source}: expected a bool, got {other:?}"),
+        }
+    }
+
+    fn parse_err(source: &str) -> ExprError {
+        Program::parse(source).expect_err(source)
+    }
+
+    fn nested_parens(n: usize) -> String {
+        format!("{}1{}", "(".repeat(n), ")".repeat(n))
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let ints = [
+            ("2 + 3 * 4", 14),
+            ("(2 + 3) * 4", 20),
+            ("10 - 3 - 2", 5),
+            ("20 / 2 / 5", 2),
+            ("2 * 3 % 4", 2),
+            ("100 % 7 * 2", 4),
+            ("-2 - 3", -5),
+            ("- - 3", 3),
+            ("-(2 + 3) * 2", -10),
+            ("\t1\n+\r\n 1", 2),
+        ];
+        for (src, expected) in ints {
+            assert_eq!(int(src), expected, "{src}");
+        }
+        for src in [
+            "2 + 3 * 4 == 14",
+            "1 + 2 < 4 == true",
+            "true || false && false",
+            "!(!false && false)",
+            "true == false == false",
+            "(1 < 2) == (2 < 3)",
+            "1 < 2 == 2 < 3",
+            "true != false",
+            "3 != 4",
+        ] {
+            assert!(boolean(src), "{src}");
+        }
+    }
+
+    #[test]
+    fn if_expressions_nest() {
+        let src = "if a > 1 then if a > 5 then 3 else 2 else 1";
+        for (a, expected) in [(0, 1), (3, 2), (9, 3)] {
+            assert_eq!(run_with(src, &[("a", a)]), Ok(Value::Int(expected)));
+        }
+        assert_eq!(int("if false then 1 else if false then 2 else 3"), 3);
+        assert_eq!(int("if if true then false else true then 1 else 2"), 2);
+        // The else branch extends as far as possible.
+        assert_eq!(int("if false then 1 else 2 + 10"), 12);
+        assert_eq!(int("if true then 1 else 2 + 10"), 1);
+        assert_eq!(int("1 + (if true then 2 else 3)"), 3);
+        assert!(boolean("if 1 < 2 then true else false"));
+    }
+
+    #[test]
+    fn control_flow_combinations() {
+        for (src, expected) in [
+            ("1 + (if 1 < 2 then 10 else 20) * 2", Value::Int(21)),
+            ("-(if true then 3 else 4)", Value::Int(-3)),
+            ("(if true then false else true) || 1 < 2", Value::Bool(true)),
+            (
+                "true && (if false then true else false) || true",
+                Value::Bool(true),
+            ),
+            ("not (true && false) and (false || true)", Value::Bool(true)),
+            ("(false && true) == false", Value::Bool(true)),
+            ("if true && false || true then 1 else 2", Value::Int(1)),
+            (
+                "if (if false then true else false) then 1 else 2",
+                Value::Int(2),
+            ),
+            ("false || false || true && true", Value::Bool(true)),
+            ("true && true && false || false", Value::Bool(false)),
+        ] {
+            assert_eq!(run(src), Ok(expected), "{src}");
+        }
+        let src = "if a > 0 && b > 0 then a * b else if a > 0 || b > 0 then a + b else 0";
+        for (a, b, expected) in [(2, 3, 6), (2, 0, 2), (0, 3, 3), (0, 0, 0)] {
+            assert_eq!(
+                run_with(src, &[("a", a), ("b", b)]),
+                Ok(Value::Int(expected))
+            );
+        }
+    }
+
+    #[test]
+    fn logic_and_if_short_circuit() {
+        assert_eq!(run("false && (1 / 0 == 1)"), Ok(Value::Bool(false)));
+        assert_eq!(run("true || (1/0 == 0)"), Ok(Value::Bool(true)));
+        assert_eq!(
+            run("false && nope > 0 && 1 / 0 == 0"),
+            Ok(Value::Bool(false))
+        );
+        assert_eq!(run("if true then 1 else 1 / 0"), Ok(Value::Int(1)));
+        assert_eq!(run("if false then nope else 2"), Ok(Value::Int(2)));
+        assert_eq!(run("true && (1 / 0 == 1)"), Err(DivisionByZero { op: "/" }));
+        assert_eq!(
+            run("false || (1 % 0 == 1)"),
+            Err(DivisionByZero { op: "%" })
+        );
+    }
+
+    #[test]
+    fn division_and_remainder() {
+        assert_eq!(run("1 / 0"), Err(DivisionByZero { op: "/" }));
+        assert_eq!(run("5 % (3 - 3)"), Err(DivisionByZero { op: "%" }));
+        assert!(boolean("-7 / 2 == -3"));
+        assert!(boolean("-7 % 2 == -1"));
+        for (src, expected) in [("7 / -2", -3), ("7 % -2", 1), ("-7 / -2", 3), ("6 / 3", 2)] {
+            assert_eq!(int(src), expected, "{src}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_overflow_is_an_error() {
+        for (src, op) in [
+            ("9223372036854775807 + 1", "+"),
+            ("-9223372036854775807 - 2", "-"),
+            ("4611686018427387904 * 2", "*"),
+            ("(-9223372036854775807 - 1) / -1", "/"),
+            ("(-9223372036854775807 - 1) % -1", "%"),
+            ("-(-9223372036854775807 - 1)", "-"),
+        ] {
+            assert_eq!(run(src), Err(Overflow { op }), "{src}");
+        }
+        assert_eq!(int("9223372036854775807"), i64::MAX);
+        assert_eq!(int("-9223372036854775807 - 1"), i64::MIN);
+    }
+
+    #[test]
+    fn integer_literal_too_large() {
+        assert_eq!(
+            parse_err("9223372036854775808"),
+            IntegerTooLarge { offset: 0 }
+        );
+        assert_eq!(
+            parse_err("1 + 99999999999999999999"),
+            IntegerTooLarge { offset: 4 }
+        );
+    }
+
+    #[test]
+    fn type_errors() {
+        let ints_or_bools = "two ints or two bools";
+        for (src, op, expected, found) in [
+            ("1 + true", "+", "int", "bool"),
+            ("true * 2", "*", "int", "bool"),
+            ("if 1 then 2 else 3", "if", "bool", "int"),
+            ("!5", "!", "bool", "int"),
+            ("-true", "-", "int", "bool"),
+            ("1 && true", "&&", "bool", "int"),
+            ("false or 1", "||", "bool", "int"),
+            ("true < false", "<", "int", "bool"),
+            ("1 == true", "==", ints_or_bools, "int and bool"),
+            ("true != 1", "!=", ints_or_bools, "bool and int"),
+        ] {
+            assert_eq!(
+                run(src),
+                Err(TypeMismatch {
+                    op,
+                    expected,
+                    found
+                }),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn variables_are_looked_up() {
+        assert_eq!(
+            run_with("a * 2 + b", &[("a", 4), ("b", 1)]),
+            Ok(Value::Int(9))
+        );
+        let name = "nope".to_string();
+        assert_eq!(
+            run_with("a + nope", &[("a", 1)]),
+            Err(UnknownVariable { name })
+        );
+    }
+
+    #[test]
+    fn calls_are_rejected() {
+        let err = parse_err("max(1, 2)");
+        assert_eq!(
+            err,
+            CallNotAllowed {
+                name: "max".into(),
+                offset: 0
+            }
+        );
+        assert!(err.to_string().contains("calls are not allowed"), "{err}");
+        let err = parse_err("1 + min (a, b)");
+        assert_eq!(
+            err,
+            CallNotAllowed {
+                name: "min".into(),
+                offset: 4
+            }
+        );
+    }
+
+    #[test]
+    fn nesting_depth_is_limited() {
+        assert_eq!(int(&nested_parens(MAX_DEPTH)), 1);
+        let too_deep = TooDeep {
+            offset: MAX_DEPTH,
+            max: MAX_DEPTH,
+        };
+        assert_eq!(parse_err(&nested_parens(MAX_DEPTH + 1)), too_deep);
+        assert_eq!(int(&format!("{}7", "- ".repeat(MAX_DEPTH))), 7);
+        let deep = [
+            format!("{}x", "-".repeat(4095)),
+            format!("{}x", "not ".repeat(1000)),
+            nested_parens(2000),
+            "if ".repeat(1365),
+            format!("{}0", "if c then 1 else ".repeat(MAX_DEPTH + 1)),
+        ];
+        for src in &deep {
+            assert!(matches!(parse_err(src), TooDeep { .. }), "{src}");
+        }
+        // 10_000 levels exceed the source limit, so `parse` stops early; the
+        // parser's own depth guard handles them without the length check.
+        let huge = [
+            nested_parens(10_000),
+            format!("{}x", "-".repeat(10_000)),
+            "if ".repeat(10_000),
+        ];
+        for src in &huge {
+            assert!(matches!(parse_err(src), SourceTooLong { .. }));
+            assert!(matches!(compile(src), Err(TooDeep { .. })));
+        }
+    }
+
+    #[test]
+    fn worst_case_nesting_needs_little_stack() {
+        // MAX_DEPTH parentheses, each passing through every precedence level.
+        let mut src = String::from("x");
+        for _ in 0..MAX_DEPTH {
+            src = format!("(false || true && true == 1 < x + x * {src})");
+        }
+        assert!(src.len() <= MAX_SOURCE_BYTES);
+        let worker = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                let program = Program::parse(&src).unwrap();
+                let result = program.clone().eval(&env(&[("x", 1)]));
+                assert!(compile(&nested_parens(100_000)).is_err());
+                result
+            });
+        let result = worker.unwrap().join().unwrap();
+        let expected = TypeMismatch {
+            op: "*",
+            expected: "int",
+            found: "bool",
+        };
+        assert_eq!(result, Err(expected));
+    }
+
+    #[test]
+    fn long_flat_chains_are_fine() {
+        let terms = vec!["1"; 2048].join("+");
+        assert_eq!(terms.len(), 4095);
+        assert_eq!(int(&terms), 2048);
+        assert!(boolean(&vec!["true"; 600].join("&&")));
+    }
+
+    #[test]
+    fn source_length_is_limited() {
+        assert_eq!(int(&format!("1{}", " ".repeat(MAX_SOURCE_BYTES - 1))), 1);
+        let over = format!("1{}", " ".repeat(MAX_SOURCE_BYTES));
+        let expected = SourceTooLong {
+            len: MAX_SOURCE_BYTES + 1,
+            max: MAX_SOURCE_BYTES,
+        };
+        assert_eq!(parse_err(&over), expected);
+    }
+
+    // Every node takes at least one source byte and nothing is evaluated
+    // twice, so no program within MAX_SOURCE_BYTES can reach MAX_STEPS; the
+    // step counter is exercised through `eval_with_limit` instead.
+    #[test]
+    fn step_limit() {
+        let empty = BTreeMap::new();
+        // Nodes: 1, 2, 3, `*`, `+`.
+        let p = Program::parse("1 + 2 * 3").unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 5), Ok(Value::Int(7)));
+        assert_eq!(
+            p.eval_with_limit(&empty, 4),
+            Err(StepLimitExceeded { max: 4 })
+        );
+        // Short-circuiting skips the right operand: `false`, `&&`.
+        let p = Program::parse("false && (1 / 0 == 1)").unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 2), Ok(Value::Bool(false)));
+        let p = Program::parse(&vec!["1"; 2048].join("+")).unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 4095), Ok(Value::Int(2048)));
+        assert_eq!(
+            p.eval_with_limit(&empty, 4094),
+            Err(StepLimitExceeded { max: 4094 })
+        );
+        assert_eq!(p.eval(&empty), Ok(Value::Int(2048)));
+        // `false`, then each `&&` short-circuits in turn.
+        let p = Program::parse("false && x && y").unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 3), Ok(Value::Bool(false)));
+        assert!(p.eval_with_limit(&empty, 2).is_err());
+        // Both operands and the `&&`; the check on the right one is free.
+        let p = Program::parse("true && true").unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 3), Ok(Value::Bool(true)));
+        // `true`, `if`, `1`; the else branch is skipped.
+        let p = Program::parse("if true then 1 else 2 + 3 * 4").unwrap();
+        assert_eq!(p.eval_with_limit(&empty, 3), Ok(Value::Int(1)));
+        assert!(p.eval_with_limit(&empty, 2).is_err());
+    }
+
+    #[test]
+    fn chained_comparison_is_rejected() {
+        assert_eq!(parse_err("1 < 2 < 3"), ChainedComparison { offset: 6 });
+        assert_eq!(parse_err("a <= b >= c"), ChainedComparison { offset: 7 });
+        assert!(boolean("(1 < 2) == true"));
+    }
+
+    #[test]
+    fn lexer_errors_report_offsets() {
+        let err = parse_err("a + $b");
+        assert_eq!(err, UnexpectedChar { ch: '$', offset: 4 });
+        assert_eq!(err.to_string(), "unexpected character '$' at byte 4");
+        for (src, ch, offset) in [
+            ("a = 1", '=', 2),
+            ("a & b", '&', 2),
+            ("a | b", '|', 2),
+            ("\"x\"", '"', 0),
+            ("1 + é", 'é', 4),
+            ("x;", ';', 1),
+            // Errors are reported in source order.
+            ("1 + $ 99999999999999999999", '$', 4),
+            ("(1 $", '$', 3),
+            ("1 < 2 $", '$', 6),
+        ] {
+            assert_eq!(parse_err(src), UnexpectedChar { ch, offset }, "{src}");
+        }
+        assert_eq!(parse_err("1 2 $"), parse_err("1 2"));
+    }
+
+    #[test]
+    fn parse_errors() {
+        assert_eq!(parse_err(""), EmptyProgram);
+        assert_eq!(parse_err(" \n\t "), EmptyProgram);
+        for (src, found_expected, offset_expected) in [
+            ("1 +", "end of program", 3),
+            ("1 2", "integer `2`", 2),
+            ("(1", "end of program", 2),
+            ("1)", "`)`", 1),
+            ("()", "`)`", 1),
+            ("if true then 1", "end of program", 14),
+            ("if true 1 else 2", "integer `1`", 8),
+            ("while x", "identifier `x`", 6),
+            ("1 + if true then 1 else 2", "`if`", 4),
+            ("a and or b", "`or`", 6),
+            ("-if true then 1 else 2", "`if`", 1),
+            ("(1 2", "integer `2`", 3),
+            ("if then 1 else 2", "`then`", 3),
+            ("1 else 2", "`else`", 2),
+            ("then", "`then`", 0),
+        ] {
+            match parse_err(src) {
+                UnexpectedToken { found, offset, .. } => {
+                    assert_eq!((found.as_str(), offset), (found_expected, offset_expected))
+                }
+                other => panic!("{src}: {other:?}"),
+            }
+        }
+        let err = parse_err("(1 2");
+        assert_eq!(
+            err.to_string(),
+            "unexpected integer `2` at byte 3, expected an operator or `)`"
+        );
+        let err = parse_err("if a b");
+        assert!(
+            err.to_string().ends_with("expected an operator or `then`"),
+            "{err}"
+        );
+        let err = parse_err("1 + * 2");
+        assert_eq!(
+            err.to_string(),
+            "unexpected `*` at byte 4, expected an operand"
+        );
+    }
+
+    #[test]
+    fn keyword_operators() {
+        assert!(boolean("not false and true or false"));
+        assert!(boolean("true and not (1 > 2)"));
+        assert!(!boolean("false or false"));
+        assert!(boolean("not false == true"));
+        let expected = TypeMismatch {
+            op: "||",
+            expected: "bool",
+            found: "int",
+        };
+        let src = "if not (a > 0) or b then 1 else 0";
+        assert_eq!(run_with(src, &[("a", 1), ("b", 0)]), Err(expected));
+        let vars = [("if_", 1), ("then_", 2), ("else1", 3)];
+        assert_eq!(run_with("if_ + then_ + else1", &vars), Ok(Value::Int(6)));
+    }
+
+    #[test]
+    fn variables_are_listed() {
+        let p = Program::parse("if b > a then a else c + a * (b - zed)").unwrap();
+        assert_eq!(p.variables(), vec!["a", "b", "c", "zed"]);
+        assert!(Program::parse("1 + 2").unwrap().variables().is_empty());
+    }
+
+    #[test]
+    fn shipping_fee_rule() {
+        let rule = Program::parse(
+            "if subtotal_cents >= 5000 then 0 else 499 + (if weight_g > 1000 \
+             then ((weight_g - 1000 + 499) / 500) * 50 else 0)",
+        )
+        .unwrap();
+        assert_eq!(rule.variables(), vec!["subtotal_cents", "weight_g"]);
+        for (subtotal, weight, fee) in [
+            (5000, 1000, 0),
+            (5000, 9999, 0),
+            (4999, 1000, 499),
+            (4999, 1001, 549),
+            (4999, 1500, 549),
+            (4999, 1501, 599),
+            (0, 0, 499),
+        ] {
+            let vars = env(&[("subtotal_cents", subtotal), ("weight_g", weight)]);
+            assert_eq!(rule.eval(&vars), Ok(Value::Int(fee)), "{subtotal} {weight}");
+        }
+        assert_eq!(
+            rule.eval(&env(&[("subtotal_cents", 6000)])),
+            Ok(Value::Int(0))
+        );
+        let name = "weight_g".to_string();
+        assert_eq!(
+            rule.eval(&env(&[("subtotal_cents", 10)])),
+            Err(UnknownVariable { name })
+        );
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(Value::Int(42).to_string(), "42");
+        assert_eq!(Value::Int(-3).to_string(), "-3");
+        assert_eq!(Value::Bool(true).to_string(), "true");
+        let errors = [
+            SourceTooLong {
+                len: 5000,
+                max: MAX_SOURCE_BYTES,
+            },
+            EmptyProgram,
+            UnexpectedChar { ch: '$', offset: 3 },
+            IntegerTooLarge { offset: 0 },
+            CallNotAllowed {
+                name: "f".into(),
+                offset: 12,
+            },
+            ChainedComparison { offset: 6 },
+            TooDeep {
+                offset: 64,
+                max: MAX_DEPTH,
+            },
+            UnknownVariable { name: "x".into() },
+            TypeMismatch {
+                op: "+",
+                expected: "int",
+                found: "bool",
+            },
+            Overflow { op: "*" },
+            DivisionByZero { op: "%" },
+            StepLimitExceeded { max: MAX_STEPS },
+        ];
+        for e in &errors {
+            let text = e.to_string();
+            assert!(!text.is_empty() && !text.contains('\n'), "{text:?}");
+        }
+        assert_eq!(
+            errors[6].to_string(),
+            "nesting deeper than 64 levels at byte 64"
+        );
+        assert_eq!(
+            errors[4].to_string(),
+            "function calls are not allowed: `f(` at byte 12"
+        );
+    }
+}

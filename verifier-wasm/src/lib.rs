@@ -1,0 +1,19 @@
+//! `receipts-verifier`: the pure core of `receipts`.
+//!
+//! It holds the record format (what an experiment, a task, a run, a published
+//! summary and a showcase look like on disk), SHA-256 digests, and the
+//! deterministic checks that decide whether an agent's artifact passes. It does
+//! no I/O: callers hand it bytes and parsed records, and it answers with values.
+//! The same code is compiled natively for the `receipts` command and to
+//! WebAssembly for the browser, so both recompute identical results.
+
+pub mod checks;
+pub mod cost;
+pub mod decide;
+pub mod digest;
+pub mod model;
+pub mod numbers;
+pub mod prereg;
+pub mod time;
+
+pub use model::FORMAT_VERSION;

@@ -1,0 +1,219 @@
+//! An experiment: its pre-registration, grid, tiers, policies, prices and hypotheses.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{FormatVersion, Provenance};
+
+/// `experiments/<id>/experiment.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    pub format_version: FormatVersion,
+    /// Always `"experiment"`.
+    pub kind: ExperimentKind,
+    /// Short identifier, e.g. `E01`; also the directory name.
+    pub id: String,
+    pub title: String,
+    pub provenance: Provenance,
+    /// The question the experiment answers, in one or two sentences.
+    pub question: String,
+    pub preregistration: Preregistration,
+    pub grid: Grid,
+    /// The model tiers, cheapest first.
+    pub tiers: Vec<Tier>,
+    pub policies: Vec<Policy>,
+    pub prices: PriceTable,
+    pub limits: Limits,
+    pub hypotheses: Vec<Hypothesis>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ExperimentKind {
+    Experiment,
+}
+
+/// The pre-registered part of the experiment's log and the hash committed for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Preregistration {
+    /// The log file, relative to the experiment directory (Markdown).
+    pub log: String,
+    /// The line that ends the pre-registered part. Everything before the first
+    /// line equal to it is hashed; deviations are appended after it.
+    pub end_marker: String,
+    /// SHA-256 committed for the pre-registered part, lowercase hex.
+    pub sha256: String,
+    /// When the pre-registration was committed (UTC).
+    pub registered_at: String,
+}
+
+/// The cells the experiment runs: every task × profile × seed × policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    pub tasks: Vec<String>,
+    pub profiles: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub policies: Vec<String>,
+}
+
+impl Grid {
+    /// The number of cells in the grid.
+    pub fn cells(&self) -> usize {
+        self.tasks.len() * self.profiles.len() * self.seeds.len() * self.policies.len()
+    }
+}
+
+/// A model tier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Tier {
+    /// Short identifier used by policies and runs, e.g. `small`.
+    pub id: String,
+    pub label: String,
+    /// The provider's model id requested for this tier.
+    pub model: String,
+}
+
+/// How a run chooses tiers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    pub id: String,
+    pub label: String,
+    pub kind: PolicyKind,
+    /// Tiers in the order they are tried.
+    pub tiers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKind {
+    /// Always the one tier listed.
+    Single,
+    /// Cheapest first; escalate to the next tier when the checks fail.
+    Ladder,
+}
+
+/// Prices per model, in USD per million tokens, under a named version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PriceTable {
+    /// The price list's version, e.g. the date it was published.
+    pub version: String,
+    /// Always `USD`.
+    pub currency: String,
+    pub models: BTreeMap<String, ModelPrice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// USD per million prompt (input) tokens.
+    pub input_per_mtok: f64,
+    /// USD per million completion (output) tokens; reasoning tokens are output tokens.
+    pub output_per_mtok: f64,
+}
+
+/// The bounds every run of the experiment works within.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_turns: u32,
+    pub max_run_ms: u64,
+    /// The output budget (`max_tokens`) of every provider call.
+    pub max_output_tokens: u64,
+}
+
+/// A pre-registered hypothesis with its machine-readable decision rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Hypothesis {
+    /// `H1`, `H2`, …
+    pub id: String,
+    pub statement: String,
+    pub rule: Rule,
+}
+
+/// A decision rule: accepted when it holds, rejected when it does not, not
+/// decided when a metric it needs cannot be computed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Every rule holds.
+    All(Vec<Rule>),
+    /// At least one rule holds.
+    Any(Vec<Rule>),
+    /// `left op right + offset`. Where a metric is a bound (unknown cost), the
+    /// end least favourable to the hypothesis is used.
+    Compare {
+        left: MetricRef,
+        op: CompareOp,
+        right: Operand,
+        #[serde(default)]
+        offset: f64,
+    },
+}
+
+/// A metric of one policy, as the summary publishes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct MetricRef {
+    pub metric: Metric,
+    pub policy: String,
+}
+
+/// The right-hand side of a comparison: another metric or a constant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Operand {
+    Metric(MetricRef),
+    Value { value: f64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Percentage of runs whose final attempt passed every check.
+    PassRate,
+    /// USD per run (a bound when any cost is unknown).
+    CostPerTask,
+    /// Seconds per run.
+    MeanTime,
+    MedianTime,
+    /// Provider calls that stopped with `finish_reason` `length`.
+    Truncations,
+    /// Provider calls with status `timeout`.
+    Timeouts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum CompareOp {
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+}

@@ -1,0 +1,270 @@
+//! A run: one cell of an experiment's grid, with every attempt, turn and provider call.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::{FileRef, FormatVersion, Provenance};
+
+/// `experiments/<experiment>/runs/<id>.json`: one file per run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    pub format_version: FormatVersion,
+    /// Always `"run"`.
+    pub kind: RunKind,
+    /// Unique across the whole input; also the file name without `.json`.
+    pub id: String,
+    pub experiment: String,
+    pub task: String,
+    pub profile: String,
+    pub seed: u64,
+    pub policy: String,
+    pub provenance: Provenance,
+    /// The run this one was rerun to replace. The replaced run stays on record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+    pub started_at: String,
+    /// Attempts in order; a ladder makes one per tier it tries.
+    pub attempts: Vec<Attempt>,
+    /// The outcome the harness recorded.
+    pub outcome: RunOutcome,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    Run,
+}
+
+/// One attempt on one tier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Attempt {
+    pub tier: String,
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub turns: Vec<Turn>,
+    pub calls: Vec<ProviderCall>,
+    /// The input files the agent could see, with digests before and after the attempt.
+    pub inputs: Vec<InputDigests>,
+    /// The file the agent produced, if any. Its bytes live in the object store.
+    pub artifact: Option<FileRef>,
+    /// The check results the harness recorded.
+    pub checks: Vec<RecordedCheck>,
+    pub end: AttemptEnd,
+}
+
+/// One agent turn: the action the model chose and what the runtime did with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// The `request_id` of the provider call that chose this action.
+    pub call: String,
+    pub action: Action,
+    pub permission: Permission,
+    pub result: TurnResult,
+}
+
+/// The action the model chose. `args` is whatever the model sent: untrusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub tool: ActionTool,
+    pub args: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ActionTool {
+    Read,
+    Write,
+    Check,
+    Finish,
+    /// A tool the runtime does not offer (the model asked for it anyway).
+    Other,
+    /// The model's output held no usable action (e.g. it was truncated).
+    None,
+}
+
+/// The runtime's permission decision for an action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Permission {
+    pub decision: Decision,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allowed,
+    Denied,
+}
+
+/// What the action returned to the model. Text is untrusted; a read of an
+/// input file refers to it by digest instead of copying it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TurnResult {
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The content returned is the object with this digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// One provider call: the receipt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ProviderCall {
+    pub request_id: String,
+    pub model_requested: String,
+    /// The model id the provider echoed; `null` when no response arrived.
+    #[serde(deserialize_with = "required_option")]
+    pub model_echoed: Option<String>,
+    pub started_at: String,
+    pub latency_ms: u64,
+    /// Token usage as the provider reported it; `null` when it was lost
+    /// (the call timed out or was aborted). Unknown is not zero.
+    #[serde(deserialize_with = "required_option")]
+    pub usage: Option<Usage>,
+    /// `null` when no response arrived.
+    #[serde(deserialize_with = "required_option")]
+    pub finish_reason: Option<FinishReason>,
+    /// The output budget (`max_tokens`) sent with the request.
+    pub max_tokens: u64,
+    /// The prompt tokens the harness counted and reserved before sending.
+    /// With `max_tokens` it bounds the cost of a call whose usage was lost.
+    pub prompt_tokens_reserved: u64,
+    pub status: CallStatus,
+}
+
+/// Token usage of one call. Counters a provider did not report are `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    /// All output tokens, reasoning included.
+    pub completion_tokens: u64,
+    #[serde(deserialize_with = "required_option")]
+    pub reasoning_tokens: Option<u64>,
+    #[serde(deserialize_with = "required_option")]
+    pub cache_hit_tokens: Option<u64>,
+    #[serde(deserialize_with = "required_option")]
+    pub cache_miss_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    /// The output budget ran out.
+    Length,
+    ContentFilter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    Ok,
+    Timeout,
+    Aborted,
+    Error,
+}
+
+/// An input's digests around the attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InputDigests {
+    pub path: String,
+    pub sha256_before: String,
+    pub sha256_after: String,
+}
+
+/// A check result as the harness recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecordedCheck {
+    /// The `id` of the task's check.
+    pub check: String,
+    pub passed: bool,
+    /// One line of evidence, as the harness wrote it.
+    pub detail: String,
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct AttemptEnd {
+    pub reason: EndReason,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The agent called `finish`.
+    Finished,
+    TurnLimit,
+    TimeLimit,
+    /// The last call stopped on its output budget with no usable action.
+    OutputLimit,
+    /// The token ledger or a spending cap stopped the attempt.
+    BudgetStop,
+    Error,
+}
+
+/// The outcome the harness recorded for the whole run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RunOutcome {
+    /// Whether the final attempt passed every check.
+    pub passed: bool,
+    /// The tier of the attempt that passed, if one did.
+    pub passed_tier: Option<String>,
+}
+
+impl Run {
+    /// Every provider call of the run, in order.
+    pub fn calls(&self) -> impl Iterator<Item = &ProviderCall> {
+        self.attempts.iter().flat_map(|a| a.calls.iter())
+    }
+
+    /// Whether any attempt reached the provider.
+    pub fn reached_provider(&self) -> bool {
+        self.calls().next().is_some()
+    }
+
+    /// The tiers tried, in order.
+    pub fn tiers_tried(&self) -> Vec<&str> {
+        self.attempts.iter().map(|a| a.tier.as_str()).collect()
+    }
+}
+
+/// Deserializes an `Option` that must be present in the record (as `null` or a value).
+fn required_option<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
+}

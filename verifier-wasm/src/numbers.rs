@@ -1,0 +1,287 @@
+//! The numbers a study publishes, recomputed from the runs: per policy and per
+//! tier pass rates (with the spread across seeds), cost bounds, times,
+//! truncations, timeouts and served throughput.
+//!
+//! Which runs count is the pre-registered primary rule ([`primary_runs`]):
+//! every run that reached the provider counts, and a rerun counts only in
+//! place of a run that never reached it. Counting reruns in place of every
+//! run they replace is a secondary analysis ([`latest_runs`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cost::{attempt_cost, run_cost, Cost, MissingPrice};
+use crate::model::{
+    Analysis, CallStatus, CostBound, Experiment, FinishReason, PolicyNumbers, ProviderCall, Run,
+    TierNumbers,
+};
+
+/// A run with the recomputed verdict of each of its attempts.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgedRun<'a> {
+    pub run: &'a Run,
+    /// Whether each attempt passed every check, in attempt order.
+    pub attempts_passed: &'a [bool],
+}
+
+impl JudgedRun<'_> {
+    /// A run passes when its final attempt passed every check.
+    pub fn passed(&self) -> bool {
+        self.attempts_passed.last().copied().unwrap_or(false)
+    }
+
+    fn seconds(&self) -> f64 {
+        self.run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0
+    }
+}
+
+/// The runs the primary analysis counts: every run that reached the provider
+/// and is not a rerun, plus each rerun of a run that never reached it.
+pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
+    let by_id: BTreeMap<&str, &Run> = runs.iter().map(|j| (j.run.id.as_str(), j.run)).collect();
+    runs.iter()
+        .filter(|j| match &j.run.replaces {
+            None => j.run.reached_provider(),
+            Some(old) => by_id
+                .get(old.as_str())
+                .is_none_or(|r| !r.reached_provider()),
+        })
+        .copied()
+        .collect()
+}
+
+/// The runs a rerun-replaces-original analysis counts: every run no other run replaces.
+pub fn latest_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
+    let replaced: BTreeSet<&str> = runs
+        .iter()
+        .filter_map(|j| j.run.replaces.as_deref())
+        .collect();
+    runs.iter()
+        .filter(|j| !replaced.contains(j.run.id.as_str()))
+        .copied()
+        .collect()
+}
+
+/// Recomputes the numbers of an analysis over `runs` (already selected).
+pub fn analyze(experiment: &Experiment, runs: &[JudgedRun<'_>]) -> Result<Analysis, MissingPrice> {
+    let mut policies = Vec::new();
+    for policy in &experiment.policies {
+        let of_policy: Vec<JudgedRun<'_>> = runs
+            .iter()
+            .filter(|j| j.run.policy == policy.id)
+            .copied()
+            .collect();
+        if !of_policy.is_empty() {
+            policies.push(policy_numbers(experiment, &policy.id, &of_policy)?);
+        }
+    }
+    let mut tiers = Vec::new();
+    for tier in &experiment.tiers {
+        if let Some(n) = tier_numbers(experiment, &tier.id, runs)? {
+            tiers.push(n);
+        }
+    }
+    Ok(Analysis { policies, tiers })
+}
+
+fn policy_numbers(
+    experiment: &Experiment,
+    policy: &str,
+    runs: &[JudgedRun<'_>],
+) -> Result<PolicyNumbers, MissingPrice> {
+    let passed = runs.iter().filter(|j| j.passed()).count();
+    let mut per_seed: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
+    for j in runs {
+        let e = per_seed.entry(j.run.seed).or_default();
+        e.0 += usize::from(j.passed());
+        e.1 += 1;
+    }
+    let seed_rates: Vec<f64> = per_seed.values().map(|&(p, n)| pct(p, n)).collect();
+    let costs = runs
+        .iter()
+        .map(|j| run_cost(j.run, &experiment.prices))
+        .collect::<Result<Vec<Cost>, _>>()?;
+    let cost = Cost::mean(&costs).unwrap_or(Cost::ZERO);
+    let times: Vec<f64> = runs.iter().map(JudgedRun::seconds).collect();
+    let calls: Vec<&ProviderCall> = runs.iter().flat_map(|j| j.run.calls()).collect();
+    Ok(PolicyNumbers {
+        policy: policy.to_string(),
+        runs: runs.len() as u64,
+        pass_rate_pct: pct(passed, runs.len()),
+        pass_rate_sd_pct: sample_sd(&seed_rates),
+        cost_per_task_usd: CostBound {
+            low: cost.low,
+            high: cost.high,
+        },
+        mean_time_s: mean(&times),
+        median_time_s: median(&times),
+        truncations: truncations(&calls),
+        timeouts: timeouts(&calls),
+        throughput_tps: throughput(&calls),
+    })
+}
+
+fn tier_numbers(
+    experiment: &Experiment,
+    tier: &str,
+    runs: &[JudgedRun<'_>],
+) -> Result<Option<TierNumbers>, MissingPrice> {
+    let mut attempts = 0usize;
+    let mut passed = 0usize;
+    let mut cost = Cost::ZERO;
+    let mut calls: Vec<&ProviderCall> = Vec::new();
+    for j in runs {
+        for (attempt, ok) in j.run.attempts.iter().zip(j.attempts_passed) {
+            if attempt.tier != tier {
+                continue;
+            }
+            attempts += 1;
+            passed += usize::from(*ok);
+            cost = cost + attempt_cost(attempt, &experiment.prices)?;
+            calls.extend(attempt.calls.iter());
+        }
+    }
+    if attempts == 0 {
+        return Ok(None);
+    }
+    Ok(Some(TierNumbers {
+        tier: tier.to_string(),
+        attempts: attempts as u64,
+        pass_rate_pct: pct(passed, attempts),
+        cost_usd: CostBound {
+            low: cost.low,
+            high: cost.high,
+        },
+        truncations: truncations(&calls),
+        timeouts: timeouts(&calls),
+        throughput_tps: throughput(&calls),
+    }))
+}
+
+fn truncations(calls: &[&ProviderCall]) -> u64 {
+    calls
+        .iter()
+        .filter(|c| c.finish_reason == Some(FinishReason::Length))
+        .count() as u64
+}
+
+fn timeouts(calls: &[&ProviderCall]) -> u64 {
+    calls
+        .iter()
+        .filter(|c| c.status == CallStatus::Timeout)
+        .count() as u64
+}
+
+/// Completion tokens per second of call time, over the calls whose usage is known.
+pub fn throughput(calls: &[&ProviderCall]) -> f64 {
+    let (tokens, ms) = calls
+        .iter()
+        .filter_map(|c| c.usage.map(|u| (u.completion_tokens, c.latency_ms)))
+        .fold((0u64, 0u64), |(t, m), (ct, lat)| (t + ct, m + lat));
+    if ms == 0 {
+        0.0
+    } else {
+        tokens as f64 / (ms as f64 / 1000.0)
+    }
+}
+
+/// `part / whole` as a percentage; 0 when `whole` is 0.
+pub fn pct(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+pub fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+/// The median; the mean of the two middle values for an even count.
+pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    }
+}
+
+/// The sample standard deviation (n − 1); 0 for fewer than two values.
+pub fn sample_sd(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(xs);
+    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    (ss / (xs.len() - 1) as f64).sqrt()
+}
+
+/// Rounds half away from zero to `decimals` places, as published figures are written.
+pub fn round_to(x: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (x * f).round() / f
+}
+
+/// The analysis as it is published: percentages, times and throughput to one
+/// decimal, costs to six.
+pub fn rounded(a: &Analysis) -> Analysis {
+    let cost = |c: CostBound| CostBound {
+        low: round_to(c.low, 6),
+        high: round_to(c.high, 6),
+    };
+    Analysis {
+        policies: a
+            .policies
+            .iter()
+            .map(|p| PolicyNumbers {
+                pass_rate_pct: round_to(p.pass_rate_pct, 1),
+                pass_rate_sd_pct: round_to(p.pass_rate_sd_pct, 1),
+                cost_per_task_usd: cost(p.cost_per_task_usd),
+                mean_time_s: round_to(p.mean_time_s, 1),
+                median_time_s: round_to(p.median_time_s, 1),
+                throughput_tps: round_to(p.throughput_tps, 1),
+                ..p.clone()
+            })
+            .collect(),
+        tiers: a
+            .tiers
+            .iter()
+            .map(|t| TierNumbers {
+                pass_rate_pct: round_to(t.pass_rate_pct, 1),
+                cost_usd: cost(t.cost_usd),
+                throughput_tps: round_to(t.throughput_tps, 1),
+                ..t.clone()
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_matches_the_published_example() {
+        // Per-seed pass rates 100, 83.3, 100 → mean 94.4, sample sd 9.6.
+        let rates = [100.0, pct(5, 6), 100.0];
+        assert_eq!(round_to(mean(&rates), 1), 94.4);
+        assert_eq!(round_to(sample_sd(&rates), 1), 9.6);
+    }
+
+    #[test]
+    fn median_even_and_odd() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+    }
+}
