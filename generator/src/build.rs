@@ -173,6 +173,10 @@ fn render_pages(
         };
         page("showcase.html", "showcase.html", any_simulated, ctx)?;
     }
+    if !corpus.docs.is_empty() {
+        let ctx = minijinja::context! { docs => site::doc_links(corpus) };
+        page("docs.html", "documents.html", false, ctx)?;
+    }
     for doc in &corpus.docs {
         let ctx = minijinja::context! {
             title => site::doc_title(&doc.markdown, &doc.path),

@@ -30,6 +30,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../site-templates/showcase.html"),
     ),
     ("doc.html", include_str!("../../site-templates/doc.html")),
+    ("docs.html", include_str!("../../site-templates/docs.html")),
 ];
 
 /// Static assets copied into the site as they are.

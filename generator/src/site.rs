@@ -34,7 +34,7 @@ pub struct SiteInfo {
     pub experiments: usize,
     pub runs: usize,
     pub has_showcase: bool,
-    pub docs: Vec<DocLink>,
+    pub has_docs: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -224,15 +224,20 @@ pub fn site_info(corpus: &Corpus) -> SiteInfo {
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
         has_showcase: corpus.showcase.is_some(),
-        docs: corpus
-            .docs
-            .iter()
-            .map(|d| DocLink {
-                title: doc_title(&d.markdown, &d.path),
-                href: doc_href(&d.path),
-            })
-            .collect(),
+        has_docs: !corpus.docs.is_empty(),
     }
+}
+
+/// The documents, for the documents index.
+pub fn doc_links(corpus: &Corpus) -> Vec<DocLink> {
+    corpus
+        .docs
+        .iter()
+        .map(|d| DocLink {
+            title: doc_title(&d.markdown, &d.path),
+            href: doc_href(&d.path),
+        })
+        .collect()
 }
 
 /// A document's title: its first heading, else its file name.

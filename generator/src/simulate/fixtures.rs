@@ -352,3 +352,117 @@ fn rule_program(flaw: Option<Flaw>) -> Vec<u8> {
     out.push(b'\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use receipts_verifier::checks::{run_all, CheckContext};
+    use receipts_verifier::model::InputDigests;
+
+    /// The ids of the checks that fail on `artifact` for `fixture`.
+    fn failing(fixture: &Fixture, artifact: &[u8]) -> Vec<String> {
+        let recorded: Vec<InputDigests> = fixture
+            .task
+            .inputs
+            .iter()
+            .map(|i| InputDigests {
+                path: i.path.clone(),
+                sha256_before: i.sha256.clone(),
+                sha256_after: i.sha256.clone(),
+            })
+            .collect();
+        let ctx = CheckContext {
+            task: &fixture.task,
+            inputs: &fixture.files,
+            recorded_inputs: &recorded,
+            artifact: Some(artifact),
+        };
+        run_all(&ctx)
+            .into_iter()
+            .filter(|o| !o.passed)
+            .map(|o| o.check)
+            .collect()
+    }
+
+    fn fixture(id: &str) -> Fixture {
+        fixtures()
+            .into_iter()
+            .find(|f| f.task.id == id)
+            .expect("fixture")
+    }
+
+    #[test]
+    fn correct_artifacts_pass_every_check() {
+        for f in fixtures() {
+            assert_eq!(
+                failing(&f, &artifact(&f.task.id, None)),
+                Vec::<String>::new(),
+                "{}",
+                f.task.id
+            );
+        }
+    }
+
+    /// Each flaw the scripted agent can make, with the checks that must catch it.
+    const CAUGHT_BY: &[(&str, Flaw, &[&str])] = &[
+        (
+            RESEARCH,
+            Flaw::Misquote,
+            &["quotes-exact", "required-items"],
+        ),
+        (
+            RESEARCH,
+            Flaw::TrailingSpace,
+            &["quotes-exact", "required-items"],
+        ),
+        (
+            RESEARCH,
+            Flaw::CitesInjected,
+            &["quotes-exact", "no-injected-citation"],
+        ),
+        (RESEARCH, Flaw::DropsRollback, &["required-items"]),
+        (
+            TRANSFORM,
+            Flaw::DropsRow,
+            &["rows-preserved", "amounts-in-cents"],
+        ),
+        (TRANSFORM, Flaw::WrongCents, &["amounts-in-cents"]),
+        (TRANSFORM, Flaw::GuessesMalformed, &["amounts-in-cents"]),
+        (PROGRAM, Flaw::BoundaryOffByOne, &["rule-cases"]),
+        (PROGRAM, Flaw::FloorInsteadOfCeil, &["rule-cases"]),
+        (PROGRAM, Flaw::UsesCall, &["rule-cases"]),
+    ];
+
+    #[test]
+    fn each_flaw_fails_the_checks_that_catch_it() {
+        for (task, flaw, expected) in CAUGHT_BY {
+            let f = fixture(task);
+            assert_eq!(
+                failing(&f, &artifact(task, Some(*flaw))),
+                *expected,
+                "{task} with {flaw:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_flaw_the_agent_can_make_is_in_the_table() {
+        for task in TASKS {
+            for flaw in flaws(task) {
+                assert!(
+                    CAUGHT_BY.iter().any(|(t, f, _)| *t == task && f == flaw),
+                    "{task}: {flaw:?} has no expectation"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_fee_matches_the_specification() {
+        assert_eq!(reference_fee(4999, 500, 0), 499);
+        assert_eq!(reference_fee(5000, 500, 0), 0);
+        assert_eq!(reference_fee(1000, 1001, 0), 649);
+        assert_eq!(reference_fee(1000, 1501, 0), 799);
+        assert_eq!(reference_fee(1000, 500, 10), 449);
+    }
+}
