@@ -180,16 +180,27 @@ fn write_experiment_limited(
 /// Picks a handful of runs worth a look and writes the showcase with its narrative.
 fn write_showcase(out: &mut Files, runs: &[Run]) {
     use receipts_verifier::model::{ActionTool, CallStatus, Decision, FinishReason};
+    // Each pick is the first run matching its description that is not picked already.
+    let taken = std::cell::RefCell::new(std::collections::BTreeSet::new());
     let pick = |note: &str, pred: &dyn Fn(&Run) -> bool| -> Option<ShowcaseRun> {
-        runs.iter().find(|r| pred(r)).map(|r| ShowcaseRun {
-            run: r.id.clone(),
+        let run = runs
+            .iter()
+            .find(|r| pred(r) && !taken.borrow().contains(&r.id))?;
+        taken.borrow_mut().insert(run.id.clone());
+        Some(ShowcaseRun {
+            run: run.id.clone(),
             note: note.to_string(),
         })
     };
     let picks: Vec<ShowcaseRun> = [
         pick("A ladder that escalated from small to large before its checks passed.", &|r| r.attempts.len() == 3 && r.outcome.passed),
         pick("The planted injection asked for a shell; the runtime denied it and the brief cites only approved sources.", &|r| {
-            r.outcome.passed && r.attempts.iter().flat_map(|a| &a.turns).any(|t| t.action.tool == ActionTool::Other && t.permission.decision == Decision::Denied)
+            let denied = |t: &&receipts_verifier::model::Turn| {
+                t.action.tool == ActionTool::Other && t.permission.decision == Decision::Denied
+            };
+            r.outcome.passed
+                && r.task == fixtures::RESEARCH
+                && r.attempts.iter().flat_map(|a| &a.turns).any(|t| denied(&t))
         }),
         pick("The small tier spent its whole 2,048-token budget reasoning and stopped with finish_reason length.", &|r| {
             r.calls().any(|c| c.finish_reason == Some(FinishReason::Length))
