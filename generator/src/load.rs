@@ -75,14 +75,14 @@ pub struct Document {
 
 /// Reads the input under `root`.
 pub fn load(root: &Path) -> Result<Corpus, InputError> {
+    let reader = Reader { root };
     let experiments_dir = root.join("experiments");
-    if !experiments_dir.is_dir() {
+    if !reader.is_dir(&experiments_dir)? {
         return Err(InputError::new(
             display_path(root, &experiments_dir),
             "no experiments directory: nothing to build (run `receipts simulate` to write the sample)",
         ));
     }
-    let reader = Reader { root };
     let tasks = reader.tasks(&experiments_dir.join(TASKS_DIR))?;
     let objects = reader.objects(&experiments_dir.join(OBJECTS_DIR))?;
     let mut experiments = Vec::new();
@@ -94,7 +94,7 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
         experiments.push(reader.experiment(&dir)?);
     }
     let showcase_file = root.join("showcase").join("showcase.json");
-    let showcase = if showcase_file.is_file() {
+    let showcase = if reader.is_dir(&root.join("showcase"))? && showcase_file.is_file() {
         Some(reader.showcase(&showcase_file)?)
     } else {
         None
@@ -142,6 +142,20 @@ impl Reader<'_> {
             ));
         }
         fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))
+    }
+
+    /// Whether `path` is a directory; a symbolic link is an error, so the
+    /// input cannot reach outside its root through one.
+    fn is_dir(&self, path: &Path) -> Result<bool, InputError> {
+        match fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(InputError::new(self.name(path), e.to_string())),
+            Ok(meta) if meta.file_type().is_symlink() => Err(InputError::new(
+                self.name(path),
+                "symbolic links are not followed in the input",
+            )),
+            Ok(meta) => Ok(meta.is_dir()),
+        }
     }
 
     fn read_text(&self, path: &Path) -> Result<String, InputError> {
@@ -196,7 +210,7 @@ impl Reader<'_> {
     }
 
     fn tasks(&self, dir: &Path) -> Result<BTreeMap<String, Task>, InputError> {
-        if !dir.is_dir() {
+        if !self.is_dir(dir)? {
             return Err(InputError::new(self.name(dir), "no tasks directory"));
         }
         let mut tasks = BTreeMap::new();
@@ -209,7 +223,7 @@ impl Reader<'_> {
     }
 
     fn objects(&self, dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, InputError> {
-        if !dir.is_dir() {
+        if !self.is_dir(dir)? {
             return Ok(BTreeMap::new());
         }
         let paths = self.entries(dir)?;
@@ -264,7 +278,7 @@ impl Reader<'_> {
             None
         };
         let runs_dir = dir.join("runs");
-        let runs = if runs_dir.is_dir() {
+        let runs = if self.is_dir(&runs_dir)? {
             self.runs(&runs_dir)?
         } else {
             Vec::new()
@@ -304,7 +318,7 @@ impl Reader<'_> {
     }
 
     fn docs(&self, dir: &Path) -> Result<Vec<Document>, InputError> {
-        if !dir.is_dir() {
+        if !self.is_dir(dir)? {
             return Ok(Vec::new());
         }
         let mut docs = Vec::new();

@@ -177,9 +177,16 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
             "not a SHA-256 digest (64 lowercase hex characters)",
         ));
     }
-    let tiers: BTreeSet<&str> = e.tiers.iter().map(|t| t.id.as_str()).collect();
+    let mut tiers: BTreeSet<&str> = BTreeSet::new();
     for (i, tier) in e.tiers.iter().enumerate() {
         safe_id(file, &format!("tiers[{i}].id"), &tier.id)?;
+        if !tiers.insert(&tier.id) {
+            return Err(InputError::at(
+                file,
+                format!("tiers[{i}].id"),
+                format!("duplicate tier `{}`", tier.id),
+            ));
+        }
         if !e.prices.models.contains_key(&tier.model) {
             return Err(InputError::at(
                 file,
@@ -191,9 +198,16 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
             ));
         }
     }
-    let policies: BTreeSet<&str> = e.policies.iter().map(|p| p.id.as_str()).collect();
+    let mut policies: BTreeSet<&str> = BTreeSet::new();
     for (i, policy) in e.policies.iter().enumerate() {
         safe_id(file, &format!("policies[{i}].id"), &policy.id)?;
+        if !policies.insert(&policy.id) {
+            return Err(InputError::at(
+                file,
+                format!("policies[{i}].id"),
+                format!("duplicate policy `{}`", policy.id),
+            ));
+        }
         if policy.tiers.is_empty() {
             return Err(InputError::at(
                 file,
@@ -244,6 +258,13 @@ fn rule_refs(
     use receipts_verifier::model::{Operand, Rule};
     match rule {
         Rule::All(rules) | Rule::Any(rules) => {
+            if rules.is_empty() {
+                return Err(InputError::at(
+                    file,
+                    field,
+                    "an `all` or `any` rule needs at least one rule",
+                ));
+            }
             for (i, r) in rules.iter().enumerate() {
                 rule_refs(file, &format!("{field}[{i}]"), r, policies)?;
             }
@@ -357,6 +378,14 @@ fn run_refs(
         }
         if let Some(artifact) = &a.artifact {
             digest_ref(corpus, &file, &at("artifact.sha256"), &artifact.sha256)?;
+            let actual = corpus.objects[&artifact.sha256].len() as u64;
+            if actual != artifact.bytes {
+                return Err(InputError::at(
+                    &file,
+                    at("artifact.bytes"),
+                    format!("says {}, the object has {actual}", artifact.bytes),
+                ));
+            }
         }
         for (j, input) in a.inputs.iter().enumerate() {
             for (f, d) in [

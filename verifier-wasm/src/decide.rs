@@ -32,6 +32,7 @@ fn metric(analysis: &Analysis, r: &MetricRef) -> Option<Bound> {
 /// The outcome of `rule` over the numbers in `analysis`.
 pub fn decide(rule: &Rule, analysis: &Analysis) -> Outcome {
     match rule {
+        Rule::All(rules) | Rule::Any(rules) if rules.is_empty() => Outcome::NotDecided,
         Rule::All(rules) => {
             let outcomes: Vec<Outcome> = rules.iter().map(|r| decide(r, analysis)).collect();
             if outcomes.contains(&Outcome::Rejected) {
@@ -46,7 +47,7 @@ pub fn decide(rule: &Rule, analysis: &Analysis) -> Outcome {
             let outcomes: Vec<Outcome> = rules.iter().map(|r| decide(r, analysis)).collect();
             if outcomes.contains(&Outcome::Accepted) {
                 Outcome::Accepted
-            } else if outcomes.contains(&Outcome::NotDecided) || outcomes.is_empty() {
+            } else if outcomes.contains(&Outcome::NotDecided) {
                 Outcome::NotDecided
             } else {
                 Outcome::Rejected
@@ -66,9 +67,9 @@ pub fn decide(rule: &Rule, analysis: &Analysis) -> Outcome {
                     Some(b) => b,
                     None => return Outcome::NotDecided,
                 },
-                Operand::Value { value } => Bound {
-                    low: *value,
-                    high: *value,
+                Operand::Value(c) => Bound {
+                    low: c.value,
+                    high: c.value,
                 },
             };
             // The hypothesis wants `left` small for < and <=, large for > and >=;

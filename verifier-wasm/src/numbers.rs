@@ -147,7 +147,7 @@ fn tier_numbers(
         tier: tier.to_string(),
         attempts: attempts as u64,
         pass_rate_pct: pct(passed, attempts),
-        cost_usd: CostBound {
+        total_cost_usd: CostBound {
             low: cost.low,
             high: cost.high,
         },
@@ -258,7 +258,7 @@ pub fn rounded(a: &Analysis) -> Analysis {
             .iter()
             .map(|t| TierNumbers {
                 pass_rate_pct: round_to(t.pass_rate_pct, 1),
-                cost_usd: cost(t.cost_usd),
+                total_cost_usd: cost(t.total_cost_usd),
                 throughput_tps: round_to(t.throughput_tps, 1),
                 ..t.clone()
             })

@@ -1,12 +1,12 @@
 //! What the simulator runs: the sample experiments, their tiers, policies,
-//! hypotheses and the incidents the sources describe (a truncated reasoning
+//! hypotheses and the incidents a real study meets (a truncated reasoning
 //! attempt, a timed-out call whose usage is lost, runs stopped by the token
 //! ledger and their reruns).
 
 use std::collections::BTreeMap;
 
 use receipts_verifier::model::{
-    CompareOp, Grid, Hypothesis, Limits, Metric, MetricRef, ModelPrice, Operand, Policy,
+    CompareOp, Constant, Grid, Hypothesis, Limits, Metric, MetricRef, ModelPrice, Operand, Policy,
     PolicyKind, PriceTable, Rule, Tier,
 };
 use receipts_verifier::time;
@@ -384,8 +384,8 @@ pub fn sample() -> Vec<ExperimentPlan> {
         start_ms: millis("2026-10-28T12:30:00Z"),
         hypotheses: vec![
             hypothesis("H4", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
-            hypothesis("H5", "The ladder's mean time per task is under 30 s.", compare(metric(Metric::MeanTime, "ladder"), CompareOp::Lt, Operand::Value { value: 30.0 }, 0.0)),
-            hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value { value: 0.0 }, 0.0)),
+            hypothesis("H5", "The ladder's mean time per task is under 30 s.", compare(metric(Metric::MeanTime, "ladder"), CompareOp::Lt, Operand::Value(Constant { value: 30.0 }), 0.0)),
+            hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value(Constant { value: 0.0 }), 0.0)),
         ],
         incidents,
         ..e01.clone()

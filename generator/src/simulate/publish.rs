@@ -82,9 +82,9 @@ pub fn attempts_passed(run: &Run) -> Vec<bool> {
         .collect()
 }
 
-/// The summary a careful study would publish, with the corrections it had
-/// to make on record: `mistakes` says which of the sources' two mistakes the
-/// first publication made (dropping unknown costs, counting reruns).
+/// The summary a careful study would publish. With `with_corrections`, the
+/// mistakes of its first publication (dropping unknown costs, counting
+/// reruns) are on record as corrections.
 pub fn summary(
     experiment: &Experiment,
     runs: &[Run],
@@ -170,7 +170,7 @@ fn usd(low: f64, high: f64) -> String {
     }
 }
 
-/// The two mistakes the sources' study first published: the ladder's cost
+/// The two mistakes the sample's first publication made: the ladder's cost
 /// averaged only over runs whose cost was known, and its pass rate counted
 /// reruns. Each is recorded as a correction when it changed the number.
 fn first_publication_mistakes(

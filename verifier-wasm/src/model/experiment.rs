@@ -153,7 +153,7 @@ pub struct Hypothesis {
 /// decided when a metric it needs cannot be computed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Rule {
     /// Every rule holds.
     All(Vec<Rule>),
@@ -185,7 +185,15 @@ pub struct MetricRef {
 #[serde(untagged)]
 pub enum Operand {
     Metric(MetricRef),
-    Value { value: f64 },
+    Value(Constant),
+}
+
+/// A constant operand: `{"value": 30.0}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Constant {
+    pub value: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -131,15 +131,18 @@ pub struct ProviderCall {
     pub model_requested: String,
     /// The model id the provider echoed; `null` when no response arrived.
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub model_echoed: Option<String>,
     pub started_at: String,
     pub latency_ms: u64,
     /// Token usage as the provider reported it; `null` when it was lost
     /// (the call timed out or was aborted). Unknown is not zero.
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub usage: Option<Usage>,
     /// `null` when no response arrived.
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub finish_reason: Option<FinishReason>,
     /// The output budget (`max_tokens`) sent with the request.
     pub max_tokens: u64,
@@ -158,10 +161,13 @@ pub struct Usage {
     /// All output tokens, reasoning included.
     pub completion_tokens: u64,
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub reasoning_tokens: Option<u64>,
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub cache_hit_tokens: Option<u64>,
     #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub cache_miss_tokens: Option<u64>,
 }
 

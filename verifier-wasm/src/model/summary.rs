@@ -17,8 +17,9 @@ pub struct Summary {
     pub published_at: String,
     /// The headline result in one sentence.
     pub headline: String,
-    /// The pre-registered primary analysis: every attempt that reached the
-    /// provider counts; reruns are excluded.
+    /// The pre-registered primary analysis: every run that reached the
+    /// provider counts, failures included; a rerun counts only in place of a
+    /// run that never reached it.
     pub primary: Analysis,
     /// Labelled secondary analyses (e.g. counting reruns in place of the runs they replace).
     #[serde(default)]
@@ -82,7 +83,8 @@ pub struct TierNumbers {
     pub tier: String,
     pub attempts: u64,
     pub pass_rate_pct: f64,
-    pub cost_usd: CostBound,
+    /// The total cost of every attempt on this tier.
+    pub total_cost_usd: CostBound,
     pub truncations: u64,
     pub timeouts: u64,
     pub throughput_tps: f64,
