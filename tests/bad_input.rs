@@ -224,3 +224,36 @@ fn an_unrelated_output_directory_is_never_replaced() {
         "keep me"
     );
 }
+
+#[test]
+fn a_symbolic_link_in_the_input_is_refused() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let message = fails_keeping_the_old_site(|root| {
+        let runs = root.join("experiments/E01/runs");
+        let moved = outside.path().join("runs");
+        fs::rename(&runs, &moved).expect("move runs");
+        std::os::unix::fs::symlink(&moved, &runs).expect("symlink");
+    });
+    assert!(
+        message.contains("experiments/E01/runs: symbolic links are not followed"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_run_id_used_twice_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let from = root.join(RUN);
+        let text = fs::read_to_string(&from).expect("read");
+        let copy = text.replace("\"experiment\": \"E01\"", "\"experiment\": \"E02\"");
+        fs::write(
+            root.join("experiments/E02/runs/E01-release-brief-careful-s1-ladder.json"),
+            copy,
+        )
+        .expect("write");
+    });
+    assert!(
+        message.contains("duplicate run id `E01-release-brief-careful-s1-ladder`"),
+        "{message}"
+    );
+}
