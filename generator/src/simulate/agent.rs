@@ -11,8 +11,8 @@ use receipts_verifier::checks::{run_all, CheckContext};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::model::{
     Action, ActionTool, Attempt, AttemptEnd, CallStatus, Decision, EndReason, FileRef,
-    FinishReason, FormatVersion, InputDigests, Permission, PolicyKind, Provenance, ProviderCall,
-    RecordedCheck, Run, RunKind, RunOutcome, Turn, TurnResult, Usage,
+    FinishReason, FormatVersion, Permission, PolicyKind, Provenance, ProviderCall, RecordedCheck,
+    Run, RunKind, RunOutcome, Turn, TurnResult, Usage,
 };
 use receipts_verifier::time::{format, UnixMillis};
 
@@ -135,18 +135,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             let args = json!({"path": input.path});
             match self.call(timeout, false) {
                 CallResult::TimedOut(id) => {
-                    self.turn(
+                    self.no_action(
                         &id,
-                        ActionTool::None,
-                        json!(null),
-                        allowed("nothing to run"),
-                        TurnResult {
-                            ok: false,
-                            text: Some(
-                                "no response: the call timed out and its usage was lost".into(),
-                            ),
-                            sha256: None,
-                        },
+                        "no response: the call timed out and its usage was lost",
                     );
                     return (
                         self.finish_attempt(
@@ -202,14 +193,14 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             }
         };
         let careful = self.cell.profile == "careful";
-        let mut outcome = self.checks(&artifact);
+        let mut outcome = self.checks(Some(&artifact));
         if careful {
             let passed = self.check_turn(&outcome);
             if !passed {
                 match self.write_artifact() {
                     Some(a) => {
                         artifact = a;
-                        outcome = self.checks(&artifact);
+                        outcome = self.checks(Some(&artifact));
                         self.check_turn(&outcome);
                     }
                     None => {
@@ -252,16 +243,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             .chance(self.tier.truncation_rate(self.ctx.plan.max_output_tokens));
         match self.call(false, truncate) {
             CallResult::Truncated(id) => {
-                self.turn(
+                self.no_action(
                     &id,
-                    ActionTool::None,
-                    json!(null),
-                    allowed("nothing to run"),
-                    TurnResult {
-                        ok: false,
-                        text: Some("the reply ended at the output budget before any action".into()),
-                        sha256: None,
-                    },
+                    "the reply ended at the output budget before any action",
                 );
                 None
             }
@@ -300,14 +284,17 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         }
     }
 
-    fn checks(&self, artifact: &FileRef) -> Vec<RecordedCheck> {
+    /// Runs the task's checks, as the harness does, on `artifact` (or on no artifact).
+    fn checks(&self, artifact: Option<&FileRef>) -> Vec<RecordedCheck> {
         let fixture = self.ctx.fixture;
-        let recorded = input_digests(fixture);
+        let recorded = fixture.unchanged_digests();
         let ctx = CheckContext {
             task: &fixture.task,
             inputs: &fixture.files,
             recorded_inputs: &recorded,
-            artifact: self.ctx.objects.get(&artifact.sha256).map(Vec::as_slice),
+            artifact: artifact
+                .and_then(|a| self.ctx.objects.get(&a.sha256))
+                .map(Vec::as_slice),
         };
         run_all(&ctx)
             .into_iter()
@@ -369,6 +356,22 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 },
             );
         }
+    }
+
+    /// A turn whose call produced no action to run.
+    fn no_action(&mut self, call: &str, why: &str) {
+        let result = TurnResult {
+            ok: false,
+            text: Some(why.to_string()),
+            sha256: None,
+        };
+        self.turn(
+            call,
+            ActionTool::None,
+            json!(null),
+            allowed("nothing to run"),
+            result,
+        );
     }
 
     fn turn(
@@ -460,17 +463,14 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         reason: EndReason,
         message: Option<&str>,
     ) -> Attempt {
-        let checks = match &artifact {
-            Some(a) => self.checks(a),
-            None => self.no_artifact_checks(),
-        };
+        let checks = self.checks(artifact.as_ref());
         Attempt {
             tier: self.tier.id.clone(),
             started_at: format(UnixMillis(self.start)),
             duration_ms: (self.t - self.start) as u64,
             turns: std::mem::take(&mut self.turns),
             calls: std::mem::take(&mut self.calls),
-            inputs: input_digests(self.ctx.fixture),
+            inputs: self.ctx.fixture.unchanged_digests(),
             artifact,
             checks,
             end: AttemptEnd {
@@ -479,25 +479,6 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             },
         }
     }
-
-    fn no_artifact_checks(&self) -> Vec<RecordedCheck> {
-        let fixture = self.ctx.fixture;
-        let recorded = input_digests(fixture);
-        let ctx = CheckContext {
-            task: &fixture.task,
-            inputs: &fixture.files,
-            recorded_inputs: &recorded,
-            artifact: None,
-        };
-        run_all(&ctx)
-            .into_iter()
-            .map(|o| RecordedCheck {
-                check: o.check,
-                passed: o.passed,
-                detail: o.detail,
-            })
-            .collect()
-    }
 }
 
 fn allowed(reason: &str) -> Permission {
@@ -505,21 +486,6 @@ fn allowed(reason: &str) -> Permission {
         decision: Decision::Allowed,
         reason: reason.to_string(),
     }
-}
-
-/// The agent never changes an input (writes to inputs are denied), so each
-/// digest before and after equals the task's.
-fn input_digests(fixture: &Fixture) -> Vec<InputDigests> {
-    fixture
-        .task
-        .inputs
-        .iter()
-        .map(|i| InputDigests {
-            path: i.path.clone(),
-            sha256_before: i.sha256.clone(),
-            sha256_after: i.sha256.clone(),
-        })
-        .collect()
 }
 
 fn ctx_prompt_tokens(task: &str) -> u64 {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::model::{
-    ArtifactSpec, CheckSpec, FormatVersion, InputRole, RequiredItem, RuleCase, Task, TaskFamily,
-    TaskInput, TaskKind,
+    ArtifactSpec, CheckSpec, FormatVersion, InputDigests, InputRole, RequiredItem, RuleCase, Task,
+    TaskFamily, TaskInput, TaskKind,
 };
 
 pub const RESEARCH: &str = "release-brief";
@@ -86,6 +86,23 @@ pub struct Fixture {
     pub task: Task,
     /// Input bytes by path.
     pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Fixture {
+    /// The digests of an attempt that left every input as it was: before and
+    /// after equal the task's. The agent never changes an input (writes to
+    /// inputs are denied).
+    pub fn unchanged_digests(&self) -> Vec<InputDigests> {
+        self.task
+            .inputs
+            .iter()
+            .map(|i| InputDigests {
+                path: i.path.clone(),
+                sha256_before: i.sha256.clone(),
+                sha256_after: i.sha256.clone(),
+            })
+            .collect()
+    }
 }
 
 fn input(
@@ -357,20 +374,10 @@ fn rule_program(flaw: Option<Flaw>) -> Vec<u8> {
 mod tests {
     use super::*;
     use receipts_verifier::checks::{run_all, CheckContext};
-    use receipts_verifier::model::InputDigests;
 
     /// The ids of the checks that fail on `artifact` for `fixture`.
     fn failing(fixture: &Fixture, artifact: &[u8]) -> Vec<String> {
-        let recorded: Vec<InputDigests> = fixture
-            .task
-            .inputs
-            .iter()
-            .map(|i| InputDigests {
-                path: i.path.clone(),
-                sha256_before: i.sha256.clone(),
-                sha256_after: i.sha256.clone(),
-            })
-            .collect();
+        let recorded = fixture.unchanged_digests();
         let ctx = CheckContext {
             task: &fixture.task,
             inputs: &fixture.files,

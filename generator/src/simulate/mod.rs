@@ -109,16 +109,7 @@ fn write_experiment_limited(
     }
     let mut reruns = Vec::new();
     for cell in &cells {
-        let fixture = fixtures
-            .iter()
-            .find(|f| f.task.id == cell.task)
-            .unwrap_or(&fixtures[0]);
-        let mut ctx = RunContext {
-            plan,
-            fixture,
-            objects: &mut objects,
-        };
-        let (run, end) = simulate_run(&mut ctx, cell, t);
+        let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
         t = end + 2_000;
         if matches!(
             cell.incident,
@@ -134,16 +125,7 @@ fn write_experiment_limited(
     }
     let mut deviations = Vec::new();
     for cell in &reruns {
-        let fixture = fixtures
-            .iter()
-            .find(|f| f.task.id == cell.task)
-            .unwrap_or(&fixtures[0]);
-        let mut ctx = RunContext {
-            plan,
-            fixture,
-            objects: &mut objects,
-        };
-        let (run, end) = simulate_run(&mut ctx, cell, t);
+        let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
         deviations.push(format!(
             "{}: the token ledger stopped run `{}`; it was rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
             run.started_at,
@@ -175,6 +157,26 @@ fn write_experiment_limited(
         out.insert(format!("experiments/objects/{digest}"), bytes);
     }
     runs
+}
+
+/// Simulates one cell starting at `t`, writing its artifacts into `objects`.
+fn run_cell(
+    plan: &ExperimentPlan,
+    fixtures: &[Fixture],
+    objects: &mut BTreeMap<String, Vec<u8>>,
+    cell: &plan::Cell,
+    t: i64,
+) -> (Run, i64) {
+    let fixture = fixtures
+        .iter()
+        .find(|f| f.task.id == cell.task)
+        .unwrap_or(&fixtures[0]);
+    let mut ctx = RunContext {
+        plan,
+        fixture,
+        objects,
+    };
+    simulate_run(&mut ctx, cell, t)
 }
 
 /// Picks a handful of runs worth a look and writes the showcase with its narrative.
