@@ -130,7 +130,11 @@ fn the_published_data_mirrors_the_input() {
     let out = input.path().join("site");
     build(input.path(), &out);
     let source = tree(&input.path().join("experiments"));
-    let published = tree(&out.join("data"));
+    let mut published = tree(&out.join("data"));
+    assert!(
+        published.remove("SHA256SUMS").is_some(),
+        "data/ has its manifest"
+    );
     assert_eq!(
         source, published,
         "data/ holds exactly the input records, byte for byte"

@@ -1,22 +1,31 @@
-//! `receipts build`: load → validate → model → render → write, each stage timed.
+//! `receipts build`: load → validate → verify → model → render → write, each
+//! stage timed.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::{self, Builder, SitePredicate, STATEMENT, SUMS};
+use receipts_verifier::verify::{Status, Tally};
+
 use crate::error::InputError;
-use crate::load::{self, Corpus, OBJECTS_DIR, TASKS_DIR};
+use crate::load::{self, Corpus, OBJECTS_DIR};
 use crate::render::{Renderer, ASSETS};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::validate;
+use crate::verification::{self, Verified};
 use crate::write::Staging;
 
 /// Runs at or above this count get a progress bar.
 const PROGRESS_THRESHOLD: usize = 500;
+
+/// Where the records are published inside the site.
+pub const DATA_DIR: &str = "data";
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -36,6 +45,13 @@ pub struct BuildReport {
     pub pages: usize,
     pub files: usize,
     pub stages: Vec<(&'static str, Duration)>,
+    /// SHA-256 of `SHA256SUMS`.
+    pub root_digest: String,
+    /// SHA-256 of `data/SHA256SUMS`.
+    pub records_digest: String,
+    pub tally: Tally,
+    /// Every receipt that did not pass.
+    pub not_passing: Vec<receipts_verifier::verify::Receipt>,
 }
 
 impl BuildReport {
@@ -75,16 +91,39 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("load");
     validate::validate(&corpus)?;
     timer.lap("validate");
-    let renderer = Renderer::new(site::site_info(&corpus))?;
-    timer.lap("model");
+    let verified = verification::verify(&corpus);
+    timer.lap("verify");
+
     let staging = Staging::new(&options.out)?;
-    let pages = render_pages(&corpus, &renderer, &staging, options.quiet)?;
+    let records_digest = publish_data(&corpus, &staging)?;
+    let renderer = Renderer::new(site::site_info(&corpus, &records_digest))?;
+    timer.lap("model");
+    let pages = render_pages(&corpus, &verified, &renderer, &staging, options.quiet)?;
     timer.lap("render");
-    publish_data(&corpus, &staging)?;
     for (rel, text) in ASSETS {
         staging.write(rel, text.as_bytes())?;
     }
     staging.write(".nojekyll", b"")?;
+    let tally = verified.tally();
+    let not_passing: Vec<_> = verified
+        .receipts()
+        .filter(|r| r.status != Status::Pass)
+        .cloned()
+        .collect();
+    let predicate = SitePredicate {
+        builder: Builder {
+            name: "receipts".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        },
+        records_digest: records_digest.clone(),
+        verification: tally,
+        not_passing: not_passing.clone(),
+    };
+    let statement = manifest::statement(&staging.digests(), predicate);
+    staging.write(STATEMENT, &json_bytes(&statement)?)?;
+    let sums = manifest::format_sums(&staging.digests());
+    let root_digest = sha256_hex(sums.as_bytes());
+    staging.write(SUMS, sums.as_bytes())?;
     let files = staging.files();
     staging.commit()?;
     timer.lap("write");
@@ -94,7 +133,17 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         files,
         stages: timer.stages,
+        root_digest,
+        records_digest,
+        tally,
+        not_passing,
     })
+}
+
+fn json_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value).context("serializing")?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 #[derive(Serialize)]
@@ -107,6 +156,7 @@ struct ShowcasePick {
 /// Renders and writes every page; returns how many.
 fn render_pages(
     corpus: &Corpus,
+    verified: &Verified,
     renderer: &Renderer,
     staging: &Staging,
     quiet: bool,
@@ -128,7 +178,8 @@ fn render_pages(
     let experiments: Vec<site::ExperimentView> = corpus
         .experiments
         .iter()
-        .map(site::experiment_view)
+        .zip(&verified.experiments)
+        .map(|(loaded, v)| site::experiment_view(loaded, v))
         .collect();
     page(
         "index.html",
@@ -147,7 +198,13 @@ fn render_pages(
     let rows: Vec<site::RunRow> = corpus
         .experiments
         .iter()
-        .flat_map(|e| e.runs.iter().map(move |r| site::run_row(e, r)))
+        .zip(&verified.experiments)
+        .flat_map(|(e, v)| {
+            e.runs
+                .iter()
+                .zip(&v.runs)
+                .map(move |(r, rv)| site::run_row(e, r, rv))
+        })
         .collect();
     page(
         "runs.html",
@@ -204,7 +261,7 @@ fn render_pages(
     };
     run_pages.par_iter().try_for_each(|&(e, r)| -> Result<()> {
         let loaded = &corpus.experiments[e];
-        let view = site::run_view(corpus, loaded, r);
+        let view = site::run_view(corpus, loaded, r, &verified.experiments[e].runs[r]);
         let path = run_href(&view.id);
         let html = renderer.page(
             "run.html",
@@ -220,18 +277,17 @@ fn render_pages(
     Ok(pages + run_pages.len())
 }
 
-/// Publishes the raw records under `data/`, mirroring `experiments/`, so
-/// every number can be recomputed from what the site serves.
-fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
-    let src = corpus.root.join("experiments");
+/// Publishes the records under `data/`, mirroring `experiments/` byte for
+/// byte, with their manifest `data/SHA256SUMS`; returns the records digest.
+fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
+    let src = &corpus.records_dir;
     let mut files: Vec<String> = Vec::new();
     files.extend(
         corpus
             .tasks
             .keys()
-            .map(|id| format!("{TASKS_DIR}/{id}.json")),
+            .map(|id| format!("{}/{id}.json", load::TASKS_DIR)),
     );
-    files.extend(corpus.objects.keys().map(|d| format!("{OBJECTS_DIR}/{d}")));
     for e in &corpus.experiments {
         let dir = &e.dir;
         files.extend(
@@ -241,9 +297,31 @@ fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
         );
         files.extend(e.runs.iter().map(|r| format!("{dir}/runs/{}.json", r.id)));
     }
-    files
-        .par_iter()
-        .try_for_each(|rel| staging.copy(&format!("data/{rel}"), &src.join(rel)))
+    files.par_iter().try_for_each(|rel| -> Result<()> {
+        let bytes =
+            std::fs::read(src.join(rel)).with_context(|| format!("reading experiments/{rel}"))?;
+        let digest = sha256_hex(&bytes);
+        if corpus.record_digests.get(rel) != Some(&digest) {
+            bail!("experiments/{rel} changed while the site was being built; build again");
+        }
+        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), &bytes, digest)
+    })?;
+    corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
+        staging.write_with_digest(
+            &format!("{DATA_DIR}/{OBJECTS_DIR}/{digest}"),
+            bytes,
+            digest.clone(),
+        )
+    })?;
+    let data_prefix = format!("{DATA_DIR}/");
+    let records: std::collections::BTreeMap<String, String> = staging
+        .digests()
+        .into_iter()
+        .filter_map(|(path, d)| path.strip_prefix(&data_prefix).map(|p| (p.to_string(), d)))
+        .collect();
+    let sums = manifest::format_sums(&records);
+    staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
+    Ok(sha256_hex(sums.as_bytes()))
 }
 
 /// A one-line account of the build, for the terminal.
@@ -253,14 +331,20 @@ pub fn describe(report: &BuildReport, out: &Path) -> String {
         .iter()
         .map(|(name, d)| format!("{name} {:.2}s", d.as_secs_f64()))
         .collect();
+    let t = report.tally;
     format!(
-        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({})",
+        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({})\nreceipts: {} checked, {} pass, {} fail, {} could not be checked\nroot digest {} (SHA-256 of {SUMS})",
         out.display(),
         report.experiments,
         report.runs,
         report.pages,
         report.files,
         report.total().as_secs_f64(),
-        stages.join(", ")
+        stages.join(", "),
+        t.total(),
+        t.pass,
+        t.fail,
+        t.could_not_check,
+        report.root_digest,
     )
 }

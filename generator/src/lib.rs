@@ -2,6 +2,7 @@
 //! experiments. The binary in `main.rs` is a thin shell over these modules,
 //! one per pipeline stage, and one per subcommand under `commands`.
 
+pub mod audit;
 pub mod build;
 pub mod commands;
 pub mod error;
@@ -9,7 +10,9 @@ pub mod load;
 pub mod markdown;
 pub mod parse;
 pub mod render;
+pub mod report;
 pub mod simulate;
 pub mod site;
 pub mod validate;
+pub mod verification;
 pub mod write;

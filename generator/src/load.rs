@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -35,7 +36,10 @@ pub const OBJECTS_DIR: &str = "objects";
 /// Everything the input holds, parsed.
 #[derive(Debug)]
 pub struct Corpus {
-    pub root: PathBuf,
+    /// The records directory (`experiments/`, or `data/` in a built site).
+    pub records_dir: PathBuf,
+    /// How messages name the records directory, e.g. `experiments`.
+    pub records_name: String,
     /// Tasks by id.
     pub tasks: BTreeMap<String, Task>,
     /// Experiments sorted by id.
@@ -45,6 +49,8 @@ pub struct Corpus {
     pub showcase: Option<LoadedShowcase>,
     /// Markdown documents sorted by path.
     pub docs: Vec<Document>,
+    /// The SHA-256 of every file read under `experiments/`, by path relative to it.
+    pub record_digests: BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -75,43 +81,58 @@ pub struct Document {
 
 /// Reads the input under `root`.
 pub fn load(root: &Path) -> Result<Corpus, InputError> {
-    let reader = Reader { root };
     let experiments_dir = root.join("experiments");
+    let reader = Reader {
+        root,
+        experiments: experiments_dir.clone(),
+        digests: Mutex::new(BTreeMap::new()),
+    };
     if !reader.is_dir(&experiments_dir)? {
         return Err(InputError::new(
             display_path(root, &experiments_dir),
             "no experiments directory: nothing to build (run `receipts simulate` to write the sample)",
         ));
     }
-    let tasks = reader.tasks(&experiments_dir.join(TASKS_DIR))?;
-    let objects = reader.objects(&experiments_dir.join(OBJECTS_DIR))?;
-    let mut experiments = Vec::new();
-    for dir in reader.subdirs(&experiments_dir)? {
-        let name = file_name(&dir);
-        if name == TASKS_DIR || name == OBJECTS_DIR {
-            continue;
-        }
-        experiments.push(reader.experiment(&dir)?);
-    }
+    let mut corpus = reader.records()?;
     let showcase_file = root.join("showcase").join("showcase.json");
-    let showcase = if reader.is_dir(&root.join("showcase"))? && showcase_file.is_file() {
-        Some(reader.showcase(&showcase_file)?)
-    } else {
-        None
+    if reader.is_dir(&root.join("showcase"))? && showcase_file.is_file() {
+        corpus.showcase = Some(reader.showcase(&showcase_file)?);
+    }
+    corpus.docs = reader.docs(&root.join("docs"))?;
+    corpus.record_digests = reader
+        .digests
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Ok(corpus)
+}
+
+/// Reads only the records under `records` (laid out like `experiments/`, as
+/// `data/` is in a built site); messages name files relative to `root`.
+pub fn load_records(root: &Path, records: &Path) -> Result<Corpus, InputError> {
+    let reader = Reader {
+        root,
+        experiments: records.to_path_buf(),
+        digests: Mutex::new(BTreeMap::new()),
     };
-    let docs = reader.docs(&root.join("docs"))?;
-    Ok(Corpus {
-        root: root.to_path_buf(),
-        tasks,
-        experiments,
-        objects,
-        showcase,
-        docs,
-    })
+    if !reader.is_dir(records)? {
+        return Err(InputError::new(
+            display_path(root, records),
+            "no records directory",
+        ));
+    }
+    let mut corpus = reader.records()?;
+    corpus.record_digests = reader
+        .digests
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Ok(corpus)
 }
 
 struct Reader<'a> {
     root: &'a Path,
+    experiments: PathBuf,
+    /// Digests of the files read under `experiments/`, recorded as they are read.
+    digests: Mutex<BTreeMap<String, String>>,
 }
 
 impl Reader<'_> {
@@ -141,7 +162,16 @@ impl Reader<'_> {
                 ),
             ));
         }
-        fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))
+        let bytes = fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))?;
+        if path.starts_with(&self.experiments) {
+            let rel = display_path(&self.experiments, path);
+            let digest = receipts_verifier::digest::sha256_hex(&bytes);
+            self.digests
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(rel, digest);
+        }
+        Ok(bytes)
     }
 
     /// Whether `path` is a directory; a symbolic link is an error, so the
@@ -156,6 +186,31 @@ impl Reader<'_> {
             )),
             Ok(meta) => Ok(meta.is_dir()),
         }
+    }
+
+    /// Tasks, objects and experiments under the records directory.
+    fn records(&self) -> Result<Corpus, InputError> {
+        let dir = &self.experiments;
+        let tasks = self.tasks(&dir.join(TASKS_DIR))?;
+        let objects = self.objects(&dir.join(OBJECTS_DIR))?;
+        let mut experiments = Vec::new();
+        for sub in self.subdirs(dir)? {
+            let name = file_name(&sub);
+            if name == TASKS_DIR || name == OBJECTS_DIR {
+                continue;
+            }
+            experiments.push(self.experiment(&sub)?);
+        }
+        Ok(Corpus {
+            records_dir: dir.clone(),
+            records_name: self.name(dir),
+            tasks,
+            experiments,
+            objects,
+            showcase: None,
+            docs: Vec::new(),
+            record_digests: BTreeMap::new(),
+        })
     }
 
     fn read_text(&self, path: &Path) -> Result<String, InputError> {

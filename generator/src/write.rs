@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 
@@ -13,7 +14,8 @@ use anyhow::{bail, Context, Result};
 pub struct Staging {
     dir: tempfile::TempDir,
     out: PathBuf,
-    files: AtomicUsize,
+    /// The SHA-256 of every file written, by site path.
+    digests: Mutex<BTreeMap<String, String>>,
 }
 
 impl Staging {
@@ -34,7 +36,7 @@ impl Staging {
         Ok(Staging {
             dir,
             out: out.to_path_buf(),
-            files: AtomicUsize::new(0),
+            digests: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -44,30 +46,34 @@ impl Staging {
 
     /// Writes one file of the site; `rel` is `/`-separated.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.write_with_digest(rel, bytes, receipts_verifier::digest::sha256_hex(bytes))
+    }
+
+    /// Writes one file whose SHA-256 the caller already knows.
+    pub fn write_with_digest(&self, rel: &str, bytes: &[u8], digest: String) -> Result<()> {
         let path = self.dir.path().join(rel);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
         fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        self.files.fetch_add(1, Ordering::Relaxed);
+        self.digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(rel.to_string(), digest);
         Ok(())
     }
 
-    /// Copies a file into the site.
-    pub fn copy(&self, rel: &str, from: &Path) -> Result<()> {
-        let path = self.dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        fs::copy(from, &path)
-            .with_context(|| format!("copying {} to {}", from.display(), path.display()))?;
-        self.files.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+    /// The digests of every file written so far, by site path.
+    pub fn digests(&self) -> BTreeMap<String, String> {
+        self.digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The number of files written so far.
     pub fn files(&self) -> usize {
-        self.files.load(Ordering::Relaxed)
+        self.digests.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Moves the staged site into place, replacing the previous one.

@@ -11,9 +11,11 @@ pub mod checks;
 pub mod cost;
 pub mod decide;
 pub mod digest;
+pub mod manifest;
 pub mod model;
 pub mod numbers;
 pub mod prereg;
 pub mod time;
+pub mod verify;
 
 pub use model::FORMAT_VERSION;

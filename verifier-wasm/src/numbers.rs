@@ -184,6 +184,31 @@ pub fn throughput(calls: &[&ProviderCall]) -> f64 {
     }
 }
 
+/// The per-run figures of `results.csv`, recomputed (unrounded).
+pub fn result_row(
+    run: &Run,
+    prices: &crate::model::PriceTable,
+    passed: bool,
+) -> Result<crate::model::ResultRow, MissingPrice> {
+    let cost = run_cost(run, prices)?;
+    let calls: Vec<&ProviderCall> = run.calls().collect();
+    Ok(crate::model::ResultRow {
+        run: run.id.clone(),
+        task: run.task.clone(),
+        profile: run.profile.clone(),
+        seed: run.seed,
+        policy: run.policy.clone(),
+        tiers: run.tiers_tried().join(">"),
+        passed,
+        cost_usd_low: cost.low,
+        cost_usd_high: cost.high,
+        time_s: run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
+        truncations: truncations(&calls),
+        timeouts: timeouts(&calls),
+        replaces: run.replaces.clone().unwrap_or_default(),
+    })
+}
+
 /// `part / whole` as a percentage; 0 when `whole` is 0.
 pub fn pct(part: usize, whole: usize) -> f64 {
     if whole == 0 {

@@ -14,6 +14,9 @@ pub struct Args {
     /// Where to write the site; the previous site there is replaced only if the build succeeds.
     #[arg(long, default_value = "site")]
     pub out: PathBuf,
+    /// Exit with code 1 when any receipt fails (the site is still written).
+    #[arg(long)]
+    pub strict: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -28,6 +31,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let report = build(&options)?;
     if !args.quiet {
         println!("{}", describe(&report, &args.out));
+        for r in &report.not_passing {
+            println!(
+                "  {:?} {}: {}: recorded {}; recomputed {}",
+                r.status, r.subject, r.claim, r.recorded, r.recomputed
+            );
+        }
+    }
+    if args.strict && report.tally.fail > 0 {
+        return Err(Failure {
+            message: format!("{} receipts failed (--strict)", report.tally.fail),
+            code: 1,
+        });
     }
     Ok(())
 }

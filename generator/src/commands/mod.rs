@@ -1,8 +1,10 @@
 //! The subcommands, one file each.
 
 mod build;
+mod export;
 pub mod schema;
 mod simulate;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +26,10 @@ pub struct Cli {
 pub enum Command {
     /// Build the site from experiments/, showcase/ and docs/.
     Build(build::Args),
+    /// Verify a built site or an exported report: every receipt recomputed.
+    Verify(verify::Args),
+    /// Export one run as a self-contained report file.
+    Export(export::Args),
     /// Write the simulated sample input (or a large experiment for scale tests).
     Simulate(simulate::Args),
     /// Print the JSON Schema of a record kind, or write all of them.
@@ -62,6 +68,8 @@ impl From<BuildError> for Failure {
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Build(args) => build::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Schema(args) => schema::run(args),
     }

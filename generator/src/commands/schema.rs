@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use schemars::{schema_for, Schema};
 
-use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
+use receipts_verifier::model::{Experiment, Report, ResultRow, Run, Showcase, Summary, Task};
 
 use super::Failure;
 
@@ -18,6 +18,7 @@ pub enum Kind {
     Summary,
     ResultRow,
     Showcase,
+    Report,
 }
 
 #[derive(Debug, clap::Args)]
@@ -38,6 +39,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Summary,
         Kind::ResultRow,
         Kind::Showcase,
+        Kind::Report,
     ]
     .into_iter()
     .map(|k| (name(k), schema(k)))
@@ -52,6 +54,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::Summary => "summary",
         Kind::ResultRow => "result-row",
         Kind::Showcase => "showcase",
+        Kind::Report => "report",
     }
 }
 
@@ -63,6 +66,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::Summary => schema_for!(Summary),
         Kind::ResultRow => schema_for!(ResultRow),
         Kind::Showcase => schema_for!(Showcase),
+        Kind::Report => schema_for!(Report),
     }
 }
 

@@ -5,11 +5,11 @@
 use receipts_verifier::cost::{run_cost, Cost};
 use receipts_verifier::decide::decide;
 use receipts_verifier::model::{
-    Correction, Experiment, ExperimentKind, FormatVersion, HypothesisOutcome, Preregistration,
-    Provenance, ResultRow, Run, SecondaryAnalysis, Summary, SummaryKind,
+    Analysis, Correction, Experiment, ExperimentKind, FormatVersion, HypothesisOutcome,
+    Preregistration, Provenance, ResultRow, Run, SecondaryAnalysis, Summary, SummaryKind,
 };
 use receipts_verifier::numbers::{
-    analyze, latest_runs, primary_runs, round_to, rounded, JudgedRun,
+    analyze, latest_runs, primary_runs, result_row, round_to, rounded, JudgedRun,
 };
 use receipts_verifier::prereg::preregistration_digest;
 use receipts_verifier::time::{format, UnixMillis};
@@ -123,7 +123,7 @@ pub fn summary(
             outcome: decide(&h.rule, &primary),
         })
         .collect();
-    let published = rounded(&primary);
+    let mut published = rounded(&primary);
     let headline = headline(&published);
     let mut corrections = Vec::new();
     if with_corrections {
@@ -134,6 +134,8 @@ pub fn summary(
             &secondary,
             published_at,
         );
+        // What was published stays as it was; the corrections amend it.
+        published = as_first_published(&published, &corrections);
     }
     Summary {
         format_version: FormatVersion,
@@ -148,7 +150,7 @@ pub fn summary(
     }
 }
 
-fn headline(a: &receipts_verifier::model::Analysis) -> String {
+fn headline(a: &Analysis) -> String {
     let find = |id: &str| a.policies.iter().find(|p| p.policy == id);
     match (find("ladder"), find("always-large")) {
         (Some(l), Some(x)) => format!(
@@ -176,7 +178,7 @@ fn usd(low: f64, high: f64) -> String {
 fn first_publication_mistakes(
     experiment: &Experiment,
     primary: &[JudgedRun<'_>],
-    published: &receipts_verifier::model::Analysis,
+    published: &Analysis,
     secondary: &[SecondaryAnalysis],
     published_at: i64,
 ) -> Vec<Correction> {
@@ -221,38 +223,39 @@ fn first_publication_mistakes(
     out
 }
 
+/// The analysis with each corrected number put back to its original value.
+fn as_first_published(analysis: &Analysis, corrections: &[Correction]) -> Analysis {
+    let mut value = serde_json::to_value(analysis).unwrap_or_default();
+    for c in corrections {
+        // Paths look like `primary.policies[<policy>].<field>`.
+        let Some(rest) = c.field.strip_prefix("primary.policies[") else {
+            continue;
+        };
+        let Some((policy, field)) = rest.split_once("].") else {
+            continue;
+        };
+        let entries = value.get_mut("policies").and_then(|p| p.as_array_mut());
+        for entry in entries.into_iter().flatten() {
+            if entry.get("policy").and_then(|p| p.as_str()) == Some(policy) {
+                entry[field] = c.original.clone();
+            }
+        }
+    }
+    serde_json::from_value(value).unwrap_or_else(|_| analysis.clone())
+}
+
 /// The published per-run table: every run, reruns and failures included.
 pub fn results(experiment: &Experiment, runs: &[Run]) -> Vec<ResultRow> {
     runs.iter()
-        .map(|run| {
-            let cost = run_cost(run, &experiment.prices).unwrap_or_default();
-            let calls: Vec<_> = run.calls().collect();
-            ResultRow {
-                run: run.id.clone(),
-                task: run.task.clone(),
-                profile: run.profile.clone(),
-                seed: run.seed,
-                policy: run.policy.clone(),
-                tiers: run.tiers_tried().join(">"),
-                passed: attempts_passed(run).last().copied().unwrap_or(false),
-                cost_usd_low: round_to(cost.low, 6),
-                cost_usd_high: round_to(cost.high, 6),
-                time_s: round_to(
-                    run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
-                    1,
-                ),
-                truncations: calls
-                    .iter()
-                    .filter(|c| {
-                        c.finish_reason == Some(receipts_verifier::model::FinishReason::Length)
-                    })
-                    .count() as u64,
-                timeouts: calls
-                    .iter()
-                    .filter(|c| c.status == receipts_verifier::model::CallStatus::Timeout)
-                    .count() as u64,
-                replaces: run.replaces.clone().unwrap_or_default(),
-            }
+        .filter_map(|run| {
+            let passed = attempts_passed(run).last().copied().unwrap_or(false);
+            let row = result_row(run, &experiment.prices, passed).ok()?;
+            Some(ResultRow {
+                cost_usd_low: round_to(row.cost_usd_low, 6),
+                cost_usd_high: round_to(row.cost_usd_high, 6),
+                time_s: round_to(row.time_s, 1),
+                ..row
+            })
         })
         .collect()
 }

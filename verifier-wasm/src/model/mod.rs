@@ -6,12 +6,14 @@
 //! prints the JSON Schema generated from these types.
 
 mod experiment;
+mod report;
 mod run;
 mod showcase;
 mod summary;
 mod task;
 
 pub use experiment::*;
+pub use report::*;
 pub use run::*;
 pub use showcase::*;
 pub use summary::*;

@@ -1,89 +1,14 @@
-//! Stage 3, model: the pages of the site and the values each shows, built
-//! from the validated corpus. Templates receive these views and nothing else.
-//! Every link is relative to the site root and each page adds its own prefix.
-
-use std::collections::BTreeMap;
+//! The views of runs: a row of the runs index and the replay page of one run.
 
 use serde::Serialize;
 
+use receipts_verifier::checks::Evidence;
 use receipts_verifier::cost::{attempt_cost, call_cost, run_cost, Cost};
-use receipts_verifier::model::{
-    Attempt, Experiment, Grid, InputRole, PriceTable, Provenance, Run, Summary, Task, Usage,
-};
+use receipts_verifier::model::{Attempt, Experiment, InputRole, Provenance, Run, Task, Usage};
+use receipts_verifier::verify::{Receipt, RunVerification, Status, Tally};
 
+use super::{experiment_href, label, mark, object_href, run_href, ReceiptView};
 use crate::load::{Corpus, LoadedExperiment};
-use crate::markdown;
-
-/// Where each kind of page lives.
-pub fn run_href(id: &str) -> String {
-    format!("runs/{id}.html")
-}
-pub fn experiment_href(id: &str) -> String {
-    format!("experiments/{id}.html")
-}
-pub fn object_href(digest: &str) -> String {
-    format!("data/objects/{digest}")
-}
-pub fn doc_href(path: &str) -> String {
-    format!("docs/{}.html", path.strip_suffix(".md").unwrap_or(path))
-}
-
-/// Facts every page shows (navigation, footer).
-#[derive(Debug, Clone, Serialize)]
-pub struct SiteInfo {
-    pub experiments: usize,
-    pub runs: usize,
-    pub has_showcase: bool,
-    pub has_docs: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DocLink {
-    pub title: String,
-    pub href: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ExperimentView {
-    pub id: String,
-    pub title: String,
-    pub question: String,
-    pub simulated: bool,
-    pub href: String,
-    pub registered_at: String,
-    pub prereg_sha256: String,
-    pub grid: Grid,
-    pub cells: usize,
-    pub runs: usize,
-    pub max_output_tokens: u64,
-    pub prices: PriceTable,
-    pub tiers: Vec<TierView>,
-    pub policy_labels: BTreeMap<String, String>,
-    pub hypotheses: Vec<HypothesisView>,
-    pub summary: Option<Summary>,
-    pub log_html: String,
-    pub run_rows: Vec<RunRow>,
-    /// The experiment's raw files under `data/`.
-    pub records: Vec<DocLink>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TierView {
-    pub id: String,
-    pub label: String,
-    pub model: String,
-    pub input_per_mtok: f64,
-    pub output_per_mtok: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct HypothesisView {
-    pub id: String,
-    pub statement: String,
-    /// The machine-readable rule, as compact JSON.
-    pub rule: String,
-    pub outcome: String,
-}
 
 /// One row of a runs table.
 #[derive(Debug, Clone, Serialize)]
@@ -96,10 +21,14 @@ pub struct RunRow {
     pub seed: u64,
     pub policy: String,
     pub tiers: String,
+    /// The recomputed outcome.
     pub passed: bool,
     pub cost: Cost,
     pub time_s: f64,
     pub replaces: String,
+    /// Whether every receipt of the run was recomputed and agrees.
+    pub verified: String,
+    pub mark: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -114,8 +43,11 @@ pub struct RunView {
     pub seed: u64,
     pub policy_label: String,
     pub started_at: String,
+    /// The recorded outcome against the recomputed one.
+    pub outcome: Option<ReceiptView>,
+    /// The recomputed outcome.
     pub passed: bool,
-    pub passed_tier: Option<String>,
+    pub tally: Tally,
     pub tiers: String,
     pub cost: Cost,
     pub time_s: f64,
@@ -186,6 +118,8 @@ pub struct CallView {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ArtifactView {
+    /// The digest on record against the digest of the published bytes.
+    pub digest: Option<ReceiptView>,
     pub path: String,
     pub sha256: String,
     pub bytes: u64,
@@ -198,8 +132,16 @@ pub struct ArtifactView {
 pub struct CheckView {
     pub check: String,
     pub kind: String,
+    /// The verdict and detail the harness recorded.
+    pub recorded: String,
+    /// The verdict and detail recomputed from the artifact.
+    pub recomputed: String,
+    /// The recomputed verdict.
     pub passed: bool,
-    pub detail: String,
+    /// Whether recorded and recomputed agree.
+    pub status: String,
+    pub mark: String,
+    pub evidence: Vec<Evidence>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -211,45 +153,20 @@ pub struct InputView {
     pub after: String,
 }
 
-/// A `snake_case` or `kebab-case` enum value as serde writes it.
-fn label<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-pub fn site_info(corpus: &Corpus) -> SiteInfo {
-    SiteInfo {
-        experiments: corpus.experiments.len(),
-        runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
-        has_showcase: corpus.showcase.is_some(),
-        has_docs: !corpus.docs.is_empty(),
+/// `pass` when every receipt passed, `fail` when any failed, else `could_not_check`.
+fn overall(receipts: &[Receipt]) -> Status {
+    let t = Tally::of(receipts);
+    if t.fail > 0 {
+        Status::Fail
+    } else if t.could_not_check > 0 {
+        Status::CouldNotCheck
+    } else {
+        Status::Pass
     }
 }
 
-/// The documents, for the documents index.
-pub fn doc_links(corpus: &Corpus) -> Vec<DocLink> {
-    corpus
-        .docs
-        .iter()
-        .map(|d| DocLink {
-            title: doc_title(&d.markdown, &d.path),
-            href: doc_href(&d.path),
-        })
-        .collect()
-}
-
-/// A document's title: its first heading, else its file name.
-pub fn doc_title(markdown: &str, path: &str) -> String {
-    markdown
-        .lines()
-        .find_map(|l| l.strip_prefix("# "))
-        .map(|t| t.trim().to_string())
-        .unwrap_or_else(|| path.to_string())
-}
-
-pub fn run_row(loaded: &LoadedExperiment, run: &Run) -> RunRow {
+pub fn run_row(loaded: &LoadedExperiment, run: &Run, verification: &RunVerification) -> RunRow {
+    let status = overall(&verification.receipts);
     RunRow {
         id: run.id.clone(),
         href: run_href(&run.id),
@@ -259,10 +176,12 @@ pub fn run_row(loaded: &LoadedExperiment, run: &Run) -> RunRow {
         seed: run.seed,
         policy: run.policy.clone(),
         tiers: run.tiers_tried().join(" → "),
-        passed: run.outcome.passed,
+        passed: verification.passed(),
         cost: run_cost(run, &loaded.experiment.prices).unwrap_or_default(),
         time_s: run_seconds(run),
         replaces: run.replaces.clone().unwrap_or_default(),
+        verified: label(&status),
+        mark: mark(status).to_string(),
     }
 }
 
@@ -270,90 +189,13 @@ fn run_seconds(run: &Run) -> f64 {
     run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0
 }
 
-pub fn experiment_view(loaded: &LoadedExperiment) -> ExperimentView {
-    let e: &Experiment = &loaded.experiment;
-    let outcome = |id: &str| {
-        loaded
-            .summary
-            .as_ref()
-            .and_then(|s| s.hypotheses.iter().find(|h| h.id == id))
-            .map_or_else(
-                || "not published".to_string(),
-                |h| label(&h.outcome).replace('_', " "),
-            )
-    };
-    ExperimentView {
-        id: e.id.clone(),
-        title: e.title.clone(),
-        question: e.question.clone(),
-        simulated: e.provenance == Provenance::Simulated,
-        href: experiment_href(&e.id),
-        registered_at: e.preregistration.registered_at.clone(),
-        prereg_sha256: e.preregistration.sha256.clone(),
-        grid: e.grid.clone(),
-        cells: e.grid.cells(),
-        runs: loaded.runs.len(),
-        max_output_tokens: e.limits.max_output_tokens,
-        prices: e.prices.clone(),
-        tiers: e
-            .tiers
-            .iter()
-            .map(|t| {
-                let price = e.prices.models.get(&t.model).copied();
-                TierView {
-                    id: t.id.clone(),
-                    label: t.label.clone(),
-                    model: t.model.clone(),
-                    input_per_mtok: price.map_or(0.0, |p| p.input_per_mtok),
-                    output_per_mtok: price.map_or(0.0, |p| p.output_per_mtok),
-                }
-            })
-            .collect(),
-        policy_labels: e
-            .policies
-            .iter()
-            .map(|p| (p.id.clone(), p.label.clone()))
-            .collect(),
-        hypotheses: e
-            .hypotheses
-            .iter()
-            .map(|h| HypothesisView {
-                id: h.id.clone(),
-                statement: h.statement.clone(),
-                rule: serde_json::to_string(&h.rule).unwrap_or_default(),
-                outcome: outcome(&h.id),
-            })
-            .collect(),
-        summary: loaded.summary.clone(),
-        log_html: markdown::render(&loaded.log),
-        run_rows: loaded.runs.iter().map(|r| run_row(loaded, r)).collect(),
-        records: experiment_records(loaded)
-            .into_iter()
-            .map(|name| DocLink {
-                href: format!("data/{}/{name}", loaded.dir),
-                title: name,
-            })
-            .collect(),
-    }
-}
-
-/// The experiment-level files published under `data/<dir>/`.
-pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
-    let mut names = vec![
-        "experiment.json".to_string(),
-        loaded.experiment.preregistration.log.clone(),
-    ];
-    if loaded.summary.is_some() {
-        names.push("summary.json".to_string());
-    }
-    if loaded.results.is_some() {
-        names.push("results.csv".to_string());
-    }
-    names
-}
-
 /// The view of run `index` of `loaded` (runs are sorted by id; prev/next follow that order).
-pub fn run_view(corpus: &Corpus, loaded: &LoadedExperiment, index: usize) -> RunView {
+pub fn run_view(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    index: usize,
+    verification: &RunVerification,
+) -> RunView {
     let run = &loaded.runs[index];
     let e = &loaded.experiment;
     let task = &corpus.tasks[&run.task];
@@ -376,8 +218,13 @@ pub fn run_view(corpus: &Corpus, loaded: &LoadedExperiment, index: usize) -> Run
             .find(|p| p.id == run.policy)
             .map_or(run.policy.clone(), |p| p.label.clone()),
         started_at: run.started_at.clone(),
-        passed: run.outcome.passed,
-        passed_tier: run.outcome.passed_tier.clone(),
+        outcome: verification
+            .receipts
+            .iter()
+            .find(|r| r.claim == "outcome")
+            .map(ReceiptView::from),
+        passed: verification.passed(),
+        tally: Tally::of(&verification.receipts),
         tiers: run.tiers_tried().join(" → "),
         cost: run_cost(run, &e.prices).unwrap_or_default(),
         time_s: run_seconds(run),
@@ -393,12 +240,21 @@ pub fn run_view(corpus: &Corpus, loaded: &LoadedExperiment, index: usize) -> Run
         attempts: run
             .attempts
             .iter()
-            .map(|a| attempt_view(corpus, e, task, a))
+            .enumerate()
+            .map(|(i, a)| attempt_view(corpus, e, task, a, i, verification))
             .collect(),
     }
 }
 
-fn attempt_view(corpus: &Corpus, e: &Experiment, task: &Task, a: &Attempt) -> AttemptView {
+fn attempt_view(
+    corpus: &Corpus,
+    e: &Experiment,
+    task: &Task,
+    a: &Attempt,
+    index: usize,
+    verification: &RunVerification,
+) -> AttemptView {
+    let receipt = |claim: &str| verification.receipts.iter().find(|r| r.claim == claim);
     let tier = e.tiers.iter().find(|t| t.id == a.tier);
     AttemptView {
         tier_label: tier.map_or(a.tier.clone(), |t| t.label.clone()),
@@ -460,6 +316,14 @@ fn attempt_view(corpus: &Corpus, e: &Experiment, task: &Task, a: &Attempt) -> At
             })
             .collect(),
         artifact: a.artifact.as_ref().map(|f| ArtifactView {
+            digest: verification
+                .receipts
+                .iter()
+                .find(|r| {
+                    r.subject == format!("objects/{}", f.sha256)
+                        && r.claim.ends_with(&format!("attempt {}", index + 1))
+                })
+                .map(ReceiptView::from),
             path: f.path.clone(),
             sha256: f.sha256.clone(),
             bytes: f.bytes,
@@ -469,19 +333,25 @@ fn attempt_view(corpus: &Corpus, e: &Experiment, task: &Task, a: &Attempt) -> At
                 .get(&f.sha256)
                 .and_then(|b| readable(b, &f.media_type)),
         }),
-        checks: a
+        checks: verification
             .checks
-            .iter()
-            .map(|c| CheckView {
-                check: c.check.clone(),
-                kind: task
-                    .checks
-                    .iter()
-                    .find(|s| s.id() == c.check)
-                    .map_or("", |s| s.kind())
-                    .to_string(),
-                passed: c.passed,
-                detail: c.detail.clone(),
+            .get(index)
+            .into_iter()
+            .flatten()
+            .map(|outcome| {
+                let claim = format!("attempts[{index}].checks[{}]", outcome.check);
+                let status = receipt(&claim).map_or(Status::CouldNotCheck, |r| r.status);
+                CheckView {
+                    check: outcome.check.clone(),
+                    kind: outcome.kind.clone(),
+                    recorded: receipt(&claim)
+                        .map_or_else(|| "not recorded".to_string(), |r| r.recorded.clone()),
+                    recomputed: receipt(&claim).map_or_else(String::new, |r| r.recomputed.clone()),
+                    passed: outcome.passed,
+                    status: label(&status),
+                    mark: mark(status).to_string(),
+                    evidence: outcome.evidence.clone(),
+                }
             })
             .collect(),
         inputs: a

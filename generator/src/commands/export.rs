@@ -1,0 +1,51 @@
+//! `receipts export <run-id> [--root DIR] [--out FILE]`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::build::BuildError;
+use crate::{load, report, validate, verification};
+
+use super::Failure;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run to export.
+    pub run: String,
+    /// The directory holding experiments/ (or a built site, whose data/ is read).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Where to write the report; `-` for standard output. Default: `<run>.report.json`.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let site_data = args.root.join(crate::build::DATA_DIR);
+    // A built site has its records, and their manifest, under data/.
+    let is_site = site_data.join(receipts_verifier::manifest::SUMS).is_file();
+    let corpus = if is_site {
+        load::load_records(&args.root, &site_data).map_err(BuildError::from)?
+    } else {
+        load::load(&args.root).map_err(BuildError::from)?
+    };
+    validate::validate(&corpus).map_err(BuildError::from)?;
+    let verified = verification::verify(&corpus);
+    let report = report::export(&corpus, &verified, &args.run).map_err(BuildError::from)?;
+    let mut bytes = serde_json::to_vec_pretty(&report).context("serializing the report")?;
+    bytes.push(b'\n');
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("{}.report.json", args.run)));
+    if out.as_os_str() == "-" {
+        use std::io::Write;
+        std::io::stdout()
+            .write_all(&bytes)
+            .context("writing the report")?;
+    } else {
+        std::fs::write(&out, bytes).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}

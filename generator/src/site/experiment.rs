@@ -1,0 +1,464 @@
+//! The view of an experiment: its pre-registration, hypotheses, published
+//! numbers beside their recomputation, corrections and runs.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use receipts_verifier::model::{
+    Analysis, Correction, Experiment, Grid, PriceTable, Provenance, Summary,
+};
+use receipts_verifier::numbers::rounded;
+use receipts_verifier::verify::{display, ExperimentVerification, Receipt, Status};
+
+use super::{
+    experiment_href, experiment_records, label, mark, run_row, DocLink, ReceiptView, RunRow,
+};
+use crate::load::LoadedExperiment;
+use crate::markdown;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentView {
+    pub id: String,
+    pub title: String,
+    pub question: String,
+    pub simulated: bool,
+    pub href: String,
+    pub registered_at: String,
+    pub grid: Grid,
+    pub cells: usize,
+    pub runs: usize,
+    pub max_output_tokens: u64,
+    pub prices: PriceTable,
+    pub tiers: Vec<TierView>,
+    /// The pre-registration hash and time, recorded against recomputed.
+    pub preregistration: Vec<ReceiptView>,
+    pub hypotheses: Vec<HypothesisView>,
+    pub headline: Option<String>,
+    pub published_at: Option<String>,
+    /// The primary analysis, per policy and per tier.
+    pub primary: Option<AnalysisTables>,
+    pub secondary: Vec<SecondaryView>,
+    pub corrections: Vec<CorrectionView>,
+    /// Receipts of the results table and the task inputs that did not pass.
+    pub other_failures: Vec<ReceiptView>,
+    pub results_rows: usize,
+    pub log_html: String,
+    pub run_rows: Vec<RunRow>,
+    /// The experiment's raw files under `data/`.
+    pub records: Vec<DocLink>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TierView {
+    pub id: String,
+    pub label: String,
+    pub model: String,
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HypothesisView {
+    pub id: String,
+    pub statement: String,
+    /// The machine-readable rule, as compact JSON.
+    pub rule: String,
+    pub cell: Cell,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SecondaryView {
+    pub label: String,
+    pub description: String,
+    pub tables: AnalysisTables,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CorrectionView {
+    pub field: String,
+    pub original: String,
+    pub corrected: String,
+    pub reason: String,
+    pub corrected_at: String,
+}
+
+/// One published number beside its recomputation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    /// As published (after corrections), or `None` when not published.
+    pub published: Option<String>,
+    /// The first-published value, when a correction amended it.
+    pub original: Option<String>,
+    pub recomputed: String,
+    pub status: String,
+    pub mark: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub label: String,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    pub columns: Vec<&'static str>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisTables {
+    pub policies: Table,
+    pub tiers: Table,
+}
+
+/// A column of a numbers table: the field, its header, and how values are written.
+struct Column {
+    field: &'static str,
+    header: &'static str,
+    prefix: &'static str,
+    suffix: &'static str,
+}
+
+const fn col(
+    field: &'static str,
+    header: &'static str,
+    prefix: &'static str,
+    suffix: &'static str,
+) -> Column {
+    Column {
+        field,
+        header,
+        prefix,
+        suffix,
+    }
+}
+
+const POLICY_COLUMNS: [Column; 9] = [
+    col("runs", "Runs", "", ""),
+    col("pass_rate_pct", "Tasks passed", "", "%"),
+    col("pass_rate_sd_pct", "± SD (seeds)", "", ""),
+    col("cost_per_task_usd", "Cost per task", "$", ""),
+    col("mean_time_s", "Mean time", "", " s"),
+    col("median_time_s", "Median time", "", " s"),
+    col("truncations", "Truncations", "", ""),
+    col("timeouts", "Timeouts", "", ""),
+    col("throughput_tps", "Throughput", "", " tok/s"),
+];
+
+const TIER_COLUMNS: [Column; 6] = [
+    col("attempts", "Attempts", "", ""),
+    col("pass_rate_pct", "Attempts passed", "", "%"),
+    col("total_cost_usd", "Total cost", "$", ""),
+    col("truncations", "Truncations", "", ""),
+    col("timeouts", "Timeouts", "", ""),
+    col("throughput_tps", "Throughput", "", " tok/s"),
+];
+
+/// The rows of a numbers table: `policies` keyed by `policy`, or `tiers` by `tier`.
+struct Kind<'a> {
+    list: &'a str,
+    key: &'a str,
+    columns: &'a [Column],
+    labels: &'a BTreeMap<String, String>,
+}
+
+/// Builds a numbers table for one analysis.
+struct Tables<'a> {
+    receipts: BTreeMap<&'a str, &'a Receipt>,
+    corrections: BTreeMap<&'a str, &'a Correction>,
+}
+
+impl Tables<'_> {
+    fn cell(
+        &self,
+        path: &str,
+        published: Option<&Value>,
+        recomputed: Option<&Value>,
+        column: &Column,
+    ) -> Cell {
+        let w = |text: String| format!("{}{text}{}", column.prefix, column.suffix);
+        let correction = self.corrections.get(path);
+        let effective = correction.map(|c| &c.corrected).or(published);
+        match self.receipts.get(path) {
+            Some(r) => Cell {
+                published: effective.map(|v| w(display(v))),
+                original: correction.map(|c| w(display(&c.original))),
+                recomputed: w(r.recomputed.clone()),
+                status: label(&r.status),
+                mark: mark(r.status).to_string(),
+            },
+            None => Cell {
+                published: effective.map(|v| w(display(v))),
+                original: None,
+                recomputed: recomputed.map_or_else(|| "–".to_string(), |v| w(display(v))),
+                status: label(&Status::CouldNotCheck),
+                mark: if effective.is_some() {
+                    mark(Status::CouldNotCheck)
+                } else {
+                    ""
+                }
+                .to_string(),
+            },
+        }
+    }
+
+    fn table(
+        &self,
+        prefix: &str,
+        kind: &Kind<'_>,
+        published: Option<&Value>,
+        recomputed: &Value,
+    ) -> Table {
+        let Kind {
+            list,
+            key,
+            columns,
+            labels,
+        } = *kind;
+        let entries = |v: Option<&Value>| -> Vec<Value> {
+            v.and_then(|v| v.get(list))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (published, recomputed) = (entries(published), entries(Some(recomputed)));
+        let name = |v: &Value| {
+            v.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        // Published entries first, in their order, then anything only recomputed.
+        let mut names: Vec<String> = published.iter().map(name).collect();
+        names.extend(
+            recomputed
+                .iter()
+                .map(name)
+                .filter(|n| !published.iter().any(|p| name(p) == *n)),
+        );
+        let find = |list: &[Value], n: &str| list.iter().find(|v| name(v) == n).cloned();
+        let rows = names
+            .iter()
+            .map(|n| {
+                let (p, r) = (find(&published, n), find(&recomputed, n));
+                Row {
+                    label: labels.get(n).cloned().unwrap_or_else(|| n.clone()),
+                    cells: columns
+                        .iter()
+                        .map(|c| {
+                            let path = format!("{prefix}.{list}[{n}].{}", c.field);
+                            self.cell(
+                                &path,
+                                p.as_ref().and_then(|v| v.get(c.field)),
+                                r.as_ref().and_then(|v| v.get(c.field)),
+                                c,
+                            )
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        Table {
+            columns: columns.iter().map(|c| c.header).collect(),
+            rows,
+        }
+    }
+
+    fn analysis(
+        &self,
+        prefix: &str,
+        published: Option<&Analysis>,
+        recomputed: &Analysis,
+        e: &Experiment,
+    ) -> AnalysisTables {
+        let published = published.and_then(|a| serde_json::to_value(a).ok());
+        // Values nobody published are shown as the summary would round them.
+        let recomputed = serde_json::to_value(rounded(recomputed)).unwrap_or(Value::Null);
+        let policy_labels: BTreeMap<String, String> = e
+            .policies
+            .iter()
+            .map(|p| (p.id.clone(), p.label.clone()))
+            .collect();
+        let tier_labels: BTreeMap<String, String> = e
+            .tiers
+            .iter()
+            .map(|t| (t.id.clone(), t.label.clone()))
+            .collect();
+        let policies = Kind {
+            list: "policies",
+            key: "policy",
+            columns: &POLICY_COLUMNS,
+            labels: &policy_labels,
+        };
+        let tiers = Kind {
+            list: "tiers",
+            key: "tier",
+            columns: &TIER_COLUMNS,
+            labels: &tier_labels,
+        };
+        AnalysisTables {
+            policies: self.table(prefix, &policies, published.as_ref(), &recomputed),
+            tiers: self.table(prefix, &tiers, published.as_ref(), &recomputed),
+        }
+    }
+}
+
+pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) -> ExperimentView {
+    let e: &Experiment = &loaded.experiment;
+    let summary: Option<&Summary> = loaded.summary.as_ref();
+    let summary_subject = format!("{}/summary.json", loaded.dir);
+    let tables = Tables {
+        receipts: v
+            .receipts
+            .iter()
+            .filter(|r| r.subject == summary_subject)
+            .map(|r| (r.claim.as_str(), r))
+            .collect(),
+        corrections: summary
+            .map(|s| {
+                s.corrections
+                    .iter()
+                    .map(|c| (c.field.as_str(), c))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let primary = tables.analysis("primary", summary.map(|s| &s.primary), &v.primary, e);
+    let secondary = summary
+        .map(|s| {
+            s.secondary
+                .iter()
+                .map(|sec| {
+                    let empty = Analysis {
+                        policies: Vec::new(),
+                        tiers: Vec::new(),
+                    };
+                    let recomputed = v.secondary.get(&sec.id).unwrap_or(&empty);
+                    SecondaryView {
+                        label: sec.label.clone(),
+                        description: sec.description.clone(),
+                        tables: tables.analysis(
+                            &format!("secondary[{}]", sec.id),
+                            Some(&sec.numbers),
+                            recomputed,
+                            e,
+                        ),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let hypothesis_column = col("outcome", "Outcome", "", "");
+    let hypotheses = e
+        .hypotheses
+        .iter()
+        .map(|h| {
+            let path = format!("hypotheses[{}].outcome", h.id);
+            let published = summary
+                .and_then(|s| s.hypotheses.iter().find(|p| p.id == h.id))
+                .and_then(|p| serde_json::to_value(p.outcome).ok());
+            let recomputed = v
+                .hypotheses
+                .iter()
+                .find(|(id, _)| *id == h.id)
+                .and_then(|(_, o)| serde_json::to_value(o).ok());
+            HypothesisView {
+                id: h.id.clone(),
+                statement: h.statement.clone(),
+                rule: serde_json::to_string(&h.rule).unwrap_or_default(),
+                cell: tables.cell(
+                    &path,
+                    published.as_ref(),
+                    recomputed.as_ref(),
+                    &hypothesis_column,
+                ),
+            }
+        })
+        .collect();
+    let prereg_subjects = [
+        format!("{}/{}", loaded.dir, e.preregistration.log),
+        format!("{}/experiment.json", loaded.dir),
+    ];
+    let results_subject = format!("{}/results.csv", loaded.dir);
+    ExperimentView {
+        id: e.id.clone(),
+        title: e.title.clone(),
+        question: e.question.clone(),
+        simulated: e.provenance == Provenance::Simulated,
+        href: experiment_href(&e.id),
+        registered_at: e.preregistration.registered_at.clone(),
+        grid: e.grid.clone(),
+        cells: e.grid.cells(),
+        runs: loaded.runs.len(),
+        max_output_tokens: e.limits.max_output_tokens,
+        prices: e.prices.clone(),
+        tiers: e
+            .tiers
+            .iter()
+            .map(|t| {
+                let price = e.prices.models.get(&t.model).copied();
+                TierView {
+                    id: t.id.clone(),
+                    label: t.label.clone(),
+                    model: t.model.clone(),
+                    input_per_mtok: price.map_or(0.0, |p| p.input_per_mtok),
+                    output_per_mtok: price.map_or(0.0, |p| p.output_per_mtok),
+                }
+            })
+            .collect(),
+        preregistration: v
+            .receipts
+            .iter()
+            .filter(|r| prereg_subjects.contains(&r.subject))
+            .map(ReceiptView::from)
+            .collect(),
+        hypotheses,
+        headline: summary.map(|s| s.headline.clone()),
+        published_at: summary.map(|s| s.published_at.clone()),
+        primary: Some(primary),
+        secondary,
+        corrections: summary
+            .into_iter()
+            .flat_map(|s| &s.corrections)
+            .map(|c| CorrectionView {
+                field: c.field.clone(),
+                original: display(&c.original),
+                corrected: display(&c.corrected),
+                reason: c.reason.clone(),
+                corrected_at: c.corrected_at.clone(),
+            })
+            .collect(),
+        other_failures: v
+            .receipts
+            .iter()
+            .filter(|r| {
+                r.subject != summary_subject
+                    && !prereg_subjects.contains(&r.subject)
+                    && r.status != Status::Pass
+            })
+            .map(ReceiptView::from)
+            .collect(),
+        results_rows: v
+            .receipts
+            .iter()
+            .filter(|r| r.subject == results_subject)
+            .count(),
+        log_html: markdown::render(&loaded.log),
+        run_rows: loaded
+            .runs
+            .iter()
+            .zip(&v.runs)
+            .map(|(r, rv)| run_row(loaded, r, rv))
+            .collect(),
+        records: experiment_records(loaded)
+            .into_iter()
+            .map(|name| DocLink {
+                href: format!("data/{}/{name}", loaded.dir),
+                title: name,
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,135 @@
+//! Stage 4, model: the pages of the site and the values each shows, built
+//! from the validated corpus and its verification. Templates receive these
+//! views and nothing else. Every link is relative to the site root; each
+//! page adds its own prefix.
+
+mod experiment;
+mod run;
+
+pub use experiment::*;
+pub use run::*;
+
+use serde::Serialize;
+
+use receipts_verifier::verify::{Receipt, Status};
+
+use crate::load::{Corpus, LoadedExperiment};
+
+/// Where each kind of page lives.
+pub fn run_href(id: &str) -> String {
+    format!("runs/{id}.html")
+}
+pub fn experiment_href(id: &str) -> String {
+    format!("experiments/{id}.html")
+}
+pub fn object_href(digest: &str) -> String {
+    format!("data/objects/{digest}")
+}
+pub fn doc_href(path: &str) -> String {
+    format!("docs/{}.html", path.strip_suffix(".md").unwrap_or(path))
+}
+
+/// Facts every page shows (navigation, footer).
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteInfo {
+    pub experiments: usize,
+    pub runs: usize,
+    pub has_showcase: bool,
+    pub has_docs: bool,
+    /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
+    pub records_digest: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DocLink {
+    pub title: String,
+    pub href: String,
+}
+
+/// The experiment-level files published under `data/<dir>/`.
+pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
+    let mut names = vec![
+        "experiment.json".to_string(),
+        loaded.experiment.preregistration.log.clone(),
+    ];
+    if loaded.summary.is_some() {
+        names.push("summary.json".to_string());
+    }
+    if loaded.results.is_some() {
+        names.push("results.csv".to_string());
+    }
+    names
+}
+
+/// A receipt as a page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiptView {
+    pub subject: String,
+    pub claim: String,
+    pub recorded: String,
+    pub recomputed: String,
+    /// `pass`, `fail` or `could_not_check`.
+    pub status: String,
+    /// A short word for the status: ✓ recomputed, ✗ differs, ? could not check.
+    pub mark: String,
+}
+
+impl From<&Receipt> for ReceiptView {
+    fn from(r: &Receipt) -> Self {
+        ReceiptView {
+            subject: r.subject.clone(),
+            claim: r.claim.clone(),
+            recorded: r.recorded.clone(),
+            recomputed: r.recomputed.clone(),
+            status: label(&r.status),
+            mark: mark(r.status).to_string(),
+        }
+    }
+}
+
+pub fn mark(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "✓",
+        Status::Fail => "✗",
+        Status::CouldNotCheck => "?",
+    }
+}
+
+/// A `snake_case` or `kebab-case` enum value as serde writes it.
+pub(crate) fn label<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+pub fn site_info(corpus: &Corpus, records_digest: &str) -> SiteInfo {
+    SiteInfo {
+        experiments: corpus.experiments.len(),
+        runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
+        has_showcase: corpus.showcase.is_some(),
+        has_docs: !corpus.docs.is_empty(),
+        records_digest: records_digest.to_string(),
+    }
+}
+
+/// The documents, for the documents index.
+pub fn doc_links(corpus: &Corpus) -> Vec<DocLink> {
+    corpus
+        .docs
+        .iter()
+        .map(|d| DocLink {
+            title: doc_title(&d.markdown, &d.path),
+            href: doc_href(&d.path),
+        })
+        .collect()
+}
+
+/// A document's title: its first heading, else its file name.
+pub fn doc_title(markdown: &str, path: &str) -> String {
+    markdown
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(|t| t.trim().to_string())
+        .unwrap_or_else(|| path.to_string())
+}

@@ -1,0 +1,325 @@
+//! `receipts verify` and `receipts build --strict`: every published file,
+//! number, check and correction is recomputed, and tampering with any of
+//! them is found and named.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use common::{receipts, sample_copy, stderr};
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A copy of the sample with its site built into `site/`.
+fn built() -> tempfile::TempDir {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
+fn verify(site: &Path) -> Output {
+    receipts(site, &["verify", "."])
+}
+
+/// Changes one byte of `path`: a lowercase letter in the middle of the file
+/// becomes another one.
+fn flip_a_byte(path: &Path) {
+    let mut bytes = fs::read(path).expect("read");
+    let middle = bytes.len() / 2;
+    let i = (middle..bytes.len())
+        .chain(0..middle)
+        .find(|&i| bytes[i].is_ascii_lowercase())
+        .expect("a letter");
+    bytes[i] = if bytes[i] == b'z' { b'y' } else { bytes[i] + 1 };
+    fs::write(path, bytes).expect("write");
+}
+
+#[test]
+fn the_sample_site_verifies() {
+    let dir = built();
+    let out = verify(&dir.path().join("site"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("verified"), "{text}");
+    assert!(text.contains(" 0 fail"), "{text}");
+}
+
+#[test]
+fn sha256sum_accepts_the_manifests() {
+    let dir = built();
+    for sub in ["site", "site/data"] {
+        let out = std::process::Command::new("sha256sum")
+            .args(["-c", "--quiet", "SHA256SUMS"])
+            .current_dir(dir.path().join(sub))
+            .output()
+            .expect("sha256sum runs");
+        assert!(
+            out.status.success(),
+            "{sub}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn one_flipped_byte_in_any_kind_of_file_is_named() {
+    let kinds = [
+        "data/E01/runs/E01-release-brief-careful-s1-ladder.json",
+        "data/E02/summary.json",
+        "data/E01/results.csv",
+        "data/E02/LOG.md",
+        "data/tasks/invoice-cleanup.json",
+        "experiments/E01.html",
+        "runs/E02-invoice-cleanup-fast-s3-ladder.html",
+        "index.html",
+        "assets/style.css",
+    ];
+    for rel in kinds {
+        let dir = built();
+        let site = dir.path().join("site");
+        flip_a_byte(&site.join(rel));
+        let out = verify(&site);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{rel}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).contains(&format!("FAIL {rel}: SHA-256 in SHA256SUMS")),
+            "{rel} not named:\n{}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_an_artifact_or_an_input_fails_its_receipts() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let run: serde_json::Value = serde_json::from_slice(
+        &fs::read(site.join("data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json"))
+            .expect("run"),
+    )
+    .expect("json");
+    let attempts = run["attempts"].as_array().expect("attempts");
+    let artifact = attempts
+        .iter()
+        .find_map(|a| a["artifact"]["sha256"].as_str())
+        .expect("an attempt with an artifact")
+        .to_string();
+    let task: serde_json::Value = serde_json::from_slice(
+        &fs::read(site.join("data/tasks/release-brief.json")).expect("task"),
+    )
+    .expect("json");
+    let input = task["inputs"][0]["sha256"]
+        .as_str()
+        .expect("an input")
+        .to_string();
+    for digest in [&artifact, &input] {
+        let dir = built();
+        let site = dir.path().join("site");
+        flip_a_byte(&site.join(format!("data/objects/{digest}")));
+        let out = verify(&site);
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains(&format!(
+                "FAIL data/objects/{digest}: SHA-256 in SHA256SUMS"
+            )),
+            "{text}"
+        );
+        // The digest the run or task records no longer matches the published bytes.
+        let named = if *digest == artifact {
+            "artifact `normalized.csv`"
+        } else {
+            "input `release-plan.md`"
+        };
+        assert!(
+            text.contains(&format!("FAIL data/objects/{digest}: {named}")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_edited_number_fails_showing_both_values() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let path = site.join("data/E01/summary.json");
+    let text = fs::read_to_string(&path).expect("summary");
+    let mut summary: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let original = summary["primary"]["policies"][1]["pass_rate_pct"]
+        .as_f64()
+        .expect("a number");
+    summary["primary"]["policies"][1]["pass_rate_pct"] = serde_json::json!(99.9);
+    fs::write(&path, serde_json::to_string_pretty(&summary).expect("json")).expect("write");
+    let out = verify(&site);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = format!("FAIL data/E01/summary.json: primary.policies[always-medium].pass_rate_pct: recorded 99.9; recomputed {original}");
+    assert!(text.contains(&line), "expected `{line}` in:\n{text}");
+}
+
+#[test]
+fn a_deleted_run_fails_the_numbers_it_was_part_of() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let run = "data/E01/runs/E01-shipping-rule-fast-s2-always-large.json";
+    fs::remove_file(site.join(run)).expect("delete");
+    let out = verify(&site);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("FAIL {run}: SHA-256 in SHA256SUMS: recorded")),
+        "{text}"
+    );
+    assert!(text.contains("FAIL data/E01/summary.json: primary.policies[always-large].runs: recorded 18; recomputed 17"), "{text}");
+    assert!(text.contains("FAIL data/E01/results.csv: line"), "{text}");
+}
+
+#[test]
+fn the_build_publishes_failing_receipts_and_strict_exits_1() {
+    let dir = sample_copy();
+    let summary = dir.path().join("experiments/E01/summary.json");
+    let text = fs::read_to_string(&summary).expect("summary");
+    fs::write(&summary, text.replacen("\"runs\": 18", "\"runs\": 19", 1)).expect("write");
+    let lenient = receipts(dir.path(), &["build"]);
+    assert!(lenient.status.success(), "{}", stderr(&lenient));
+    assert!(stdout(&lenient).contains("1 fail"), "{}", stdout(&lenient));
+    let page = fs::read_to_string(dir.path().join("site/experiments/E01.html")).expect("page");
+    assert!(
+        page.contains("recomputed fail"),
+        "the experiment page shows the failing number"
+    );
+    let strict = receipts(dir.path(), &["build", "--strict", "--quiet"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+}
+
+#[test]
+fn corrections_are_shown_and_needed() {
+    let dir = built();
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains("<del title=\"first published\">100.0%</del> 94.4%"),
+        "the original is struck through beside the corrected value"
+    );
+    let clean = receipts(dir.path(), &["build", "--strict", "--quiet"]);
+    assert!(
+        clean.status.success(),
+        "with the corrections on record the sample verifies: {}",
+        stderr(&clean)
+    );
+
+    let path = dir.path().join("experiments/E02/summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    summary["corrections"] = serde_json::json!([]);
+    fs::write(&path, serde_json::to_string_pretty(&summary).expect("json")).expect("write");
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("primary.policies[ladder].pass_rate_pct: recorded 100.0; recomputed 94.4"),
+        "{text}"
+    );
+    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.003964; recomputed 0.003997–0.004112"), "{text}");
+}
+
+#[test]
+fn an_exported_report_verifies_on_its_own_and_fails_when_tampered() {
+    let dir = built();
+    let report = dir.path().join("r.json");
+    let out = receipts(
+        dir.path(),
+        &[
+            "export",
+            "E02-release-brief-careful-s2-ladder",
+            "--out",
+            "r.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let alone = tempfile::tempdir().expect("tempdir");
+    let moved = alone.path().join("r.json");
+    fs::copy(&report, &moved).expect("copy");
+    let ok = receipts(alone.path(), &["verify", "r.json"]);
+    assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), stderr(&ok));
+
+    // The report from the built site's data/ is the same report.
+    let from_site = receipts(
+        dir.path(),
+        &[
+            "export",
+            "E02-release-brief-careful-s2-ladder",
+            "--root",
+            "site",
+            "--out",
+            "-",
+        ],
+    );
+    assert_eq!(from_site.stdout, fs::read(&report).expect("report"));
+
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&fs::read(&moved).expect("read")).expect("json");
+    let claims = &mut value["claims"];
+    claims["passed"] = serde_json::json!(!claims["passed"].as_bool().expect("bool"));
+    fs::write(&moved, serde_json::to_vec(&value).expect("json")).expect("write");
+    let bad = receipts(alone.path(), &["verify", "r.json"]);
+    assert_eq!(bad.status.code(), Some(1), "{}", stdout(&bad));
+    assert!(
+        stdout(&bad).contains("FAIL report: claims.passed"),
+        "{}",
+        stdout(&bad)
+    );
+}
+
+#[test]
+fn json_output_carries_every_receipt() {
+    let dir = built();
+    let out = receipts(&dir.path().join("site"), &["verify", ".", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["status"], "verified");
+    let total = v["tally"]["pass"].as_u64().expect("count");
+    assert_eq!(
+        v["receipts"].as_array().expect("receipts").len() as u64,
+        total
+    );
+    assert!(total > 1000, "{total} receipts");
+    assert_eq!(v["root_digest"].as_str().map(str::len), Some(64));
+}
+
+#[test]
+fn an_expected_root_digest_is_checked() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let wrong = "0".repeat(64);
+    let out = receipts(&site, &["verify", ".", "--expect-root", &wrong]);
+    assert_eq!(out.status.code(), Some(1));
+    let sums = fs::read(site.join("SHA256SUMS")).expect("sums");
+    let right = receipts_verifier::digest::sha256_hex(&sums);
+    let out = receipts(&site, &["verify", ".", "--expect-root", &right]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_directory_that_is_not_a_site_is_unusable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = receipts(dir.path(), &["verify", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("SHA256SUMS"), "{}", stderr(&out));
+}

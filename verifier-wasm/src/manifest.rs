@@ -1,0 +1,159 @@
+//! The site's digest manifests: `SHA256SUMS` in the format `sha256sum -c`
+//! reads, and an in-toto Statement v1 naming every file as a subject.
+//!
+//! A site carries two manifests. `data/SHA256SUMS` lists the published
+//! records; its digest, the *records digest*, is shown in every page's footer.
+//! `SHA256SUMS` at the root lists every published file (pages, assets,
+//! records, `data/SHA256SUMS` and the statement); its digest is the site's
+//! *root digest*. A page cannot show the root digest itself: the root digest
+//! covers the page's own bytes.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::digest::is_sha256_hex;
+
+/// The name of both manifests.
+pub const SUMS: &str = "SHA256SUMS";
+/// The in-toto statement at the site root.
+pub const STATEMENT: &str = "statement.intoto.json";
+pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+pub const PREDICATE_TYPE: &str = "urn:receipts:predicate:site-verification:v1";
+
+/// `SHA256SUMS` text for `digests` (path → hex digest), one `<digest>  <path>`
+/// line per file, sorted by path in byte order (as `LC_ALL=C sort` would).
+pub fn format_sums(digests: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(digests.len() * 100);
+    for (path, digest) in digests {
+        out.push_str(digest);
+        out.push_str("  ");
+        out.push_str(path);
+        out.push('\n');
+    }
+    out
+}
+
+/// A line of a manifest that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct SumsError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Parses `SHA256SUMS` text (`<digest>  <path>` or `<digest> *<path>` lines).
+pub fn parse_sums(text: &str) -> Result<BTreeMap<String, String>, SumsError> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let err = |message: &str| SumsError {
+            line: i + 1,
+            message: message.to_string(),
+        };
+        if line.is_empty() {
+            continue;
+        }
+        let (digest, rest) = line
+            .split_at_checked(64)
+            .ok_or_else(|| err("too short for a SHA-256 line"))?;
+        if !is_sha256_hex(digest) {
+            return Err(err("does not start with a lowercase hex SHA-256 digest"));
+        }
+        let path = rest
+            .strip_prefix("  ")
+            .or_else(|| rest.strip_prefix(" *"))
+            .ok_or_else(|| err("expected two spaces between the digest and the path"))?;
+        if path.is_empty()
+            || path.starts_with('/')
+            || path.split('/').any(|p| p == ".." || p.is_empty())
+        {
+            return Err(err("the path must be relative, without `..`"));
+        }
+        if out.insert(path.to_string(), digest.to_string()).is_some() {
+            return Err(err("the path is listed twice"));
+        }
+    }
+    Ok(out)
+}
+
+/// An in-toto Statement v1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Statement<P> {
+    #[serde(rename = "_type")]
+    pub type_: String,
+    pub subject: Vec<Subject>,
+    #[serde(rename = "predicateType")]
+    pub predicate_type: String,
+    pub predicate: P,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subject {
+    pub name: String,
+    pub digest: BTreeMap<String, String>,
+}
+
+/// What the statement asserts about the site: what built it, from which
+/// records, and what verifying them found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SitePredicate {
+    pub builder: Builder,
+    /// SHA-256 of `data/SHA256SUMS`.
+    pub records_digest: String,
+    pub verification: crate::verify::Tally,
+    /// Every receipt that did not pass, as the build found it.
+    pub not_passing: Vec<crate::verify::Receipt>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Builder {
+    pub name: String,
+    pub version: String,
+}
+
+/// The statement naming every file in `digests` as a subject.
+pub fn statement(
+    digests: &BTreeMap<String, String>,
+    predicate: SitePredicate,
+) -> Statement<SitePredicate> {
+    Statement {
+        type_: STATEMENT_TYPE.to_string(),
+        subject: digests
+            .iter()
+            .map(|(name, d)| Subject {
+                name: name.clone(),
+                digest: [("sha256".to_string(), d.clone())].into_iter().collect(),
+            })
+            .collect(),
+        predicate_type: PREDICATE_TYPE.to_string(),
+        predicate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_round_trip_in_byte_order() {
+        let d = "a".repeat(64);
+        let digests: BTreeMap<String, String> = ["b.html", "B.html", "a/z.json", "a.html"]
+            .iter()
+            .map(|p| (p.to_string(), d.clone()))
+            .collect();
+        let text = format_sums(&digests);
+        let paths: Vec<&str> = text.lines().map(|l| &l[66..]).collect();
+        assert_eq!(paths, ["B.html", "a.html", "a/z.json", "b.html"]);
+        assert_eq!(parse_sums(&text).unwrap(), digests);
+    }
+
+    #[test]
+    fn malformed_lines_are_named() {
+        let d = "0".repeat(64);
+        assert_eq!(parse_sums("xyz").unwrap_err().line, 1);
+        assert!(parse_sums(&format!("{d}  a\n{d}  a\n")).is_err());
+        assert!(parse_sums(&format!("{d}  ../etc/passwd\n")).is_err());
+        assert!(parse_sums(&format!("{d} a\n")).is_err());
+        assert_eq!(parse_sums(&format!("{d} *a\n")).unwrap()["a"], d);
+    }
+}

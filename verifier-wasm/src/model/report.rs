@@ -1,0 +1,83 @@
+//! A report: one run exported with everything needed to verify it offline,
+//! the records it comes from verbatim and the bytes of every object it names.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{CostBound, FormatVersion};
+
+/// `<run>.report.json`, written by `receipts export`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Report {
+    pub format_version: FormatVersion,
+    /// Always `"report"`.
+    pub kind: ReportKind,
+    pub run: String,
+    /// The experiment's directory under the records root.
+    pub experiment_dir: String,
+    /// The record files the run needs, verbatim, by path under the records
+    /// root: the experiment, the task and the run.
+    pub records: BTreeMap<String, String>,
+    /// The bytes of every object the run names (task inputs, artifacts), by digest.
+    pub objects: BTreeMap<String, ReportObject>,
+    /// The SHA-256 of each record file as published (the lines of `data/SHA256SUMS`).
+    pub record_digests: BTreeMap<String, String>,
+    /// The records digest of the site the report was exported from.
+    pub records_digest: String,
+    /// What the run amounts to, as exported.
+    pub claims: ReportClaims,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    Report,
+}
+
+/// Object bytes: UTF-8 text as it is, anything else as lowercase hex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "encoding", content = "data", rename_all = "kebab-case")]
+pub enum ReportObject {
+    Utf8(String),
+    Hex(String),
+}
+
+impl ReportObject {
+    pub fn encode(bytes: &[u8]) -> ReportObject {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => ReportObject::Utf8(text.to_string()),
+            Err(_) => ReportObject::Hex(crate::digest::hex(bytes)),
+        }
+    }
+
+    /// The bytes, or `None` when the hex is malformed.
+    pub fn decode(&self) -> Option<Vec<u8>> {
+        match self {
+            ReportObject::Utf8(text) => Some(text.as_bytes().to_vec()),
+            ReportObject::Hex(hex) => {
+                if hex.len() % 2 != 0 {
+                    return None;
+                }
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                    .collect()
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReportClaims {
+    /// Whether the run passed (its final attempt passed every check).
+    pub passed: bool,
+    pub cost_usd: CostBound,
+    pub time_s: f64,
+}

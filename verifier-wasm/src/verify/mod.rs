@@ -1,0 +1,130 @@
+//! Verification: every recorded or published claim recomputed from the raw
+//! records, each as a [`Receipt`] that passes, fails (recorded against
+//! recomputed, with the evidence) or could not be checked (and why).
+//!
+//! Subjects are paths relative to the records root (the `experiments/`
+//! directory of the input, `data/` in a built site).
+
+mod experiment;
+mod published;
+mod report;
+mod run;
+
+pub use experiment::{
+    verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs, RERUNS_REPLACE,
+};
+pub use published::{
+    agrees, display, display_like, published_fields, values_agree, PublishedField,
+};
+pub use report::verify_report;
+pub use run::{verify_run, verify_task_inputs, RunVerification};
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::checks::Evidence;
+
+/// The bytes of the objects store, by digest.
+pub trait Objects {
+    fn object(&self, digest: &str) -> Option<&[u8]>;
+}
+
+impl Objects for BTreeMap<String, Vec<u8>> {
+    fn object(&self, digest: &str) -> Option<&[u8]> {
+        self.get(digest).map(Vec::as_slice)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The claim could not be recomputed (the reason is in `recomputed`).
+    CouldNotCheck,
+}
+
+/// One claim, recomputed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// The file the claim is recorded in, relative to the records root.
+    pub subject: String,
+    /// A stable name of the claim within the subject, e.g.
+    /// `attempts[0].checks[quotes-exact]` or `primary.policies[ladder].pass_rate_pct`.
+    pub claim: String,
+    pub status: Status,
+    /// The value on record, as written.
+    pub recorded: String,
+    /// The value recomputed from the raw records, or why it could not be.
+    pub recomputed: String,
+    /// For checks: the items looked at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+impl Receipt {
+    pub fn new(
+        subject: &str,
+        claim: impl Into<String>,
+        recorded: impl Into<String>,
+        recomputed: impl Into<String>,
+        pass: bool,
+    ) -> Receipt {
+        Receipt {
+            subject: subject.to_string(),
+            claim: claim.into(),
+            status: if pass { Status::Pass } else { Status::Fail },
+            recorded: recorded.into(),
+            recomputed: recomputed.into(),
+            evidence: Vec::new(),
+        }
+    }
+
+    pub fn unchecked(
+        subject: &str,
+        claim: impl Into<String>,
+        recorded: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Receipt {
+        Receipt {
+            subject: subject.to_string(),
+            claim: claim.into(),
+            status: Status::CouldNotCheck,
+            recorded: recorded.into(),
+            recomputed: why.into(),
+            evidence: Vec::new(),
+        }
+    }
+
+    pub fn with_evidence(mut self, evidence: Vec<Evidence>) -> Receipt {
+        self.evidence = evidence;
+        self
+    }
+}
+
+/// Counts of receipts by status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub pass: usize,
+    pub fail: usize,
+    pub could_not_check: usize,
+}
+
+impl Tally {
+    pub fn of<'a>(receipts: impl IntoIterator<Item = &'a Receipt>) -> Tally {
+        let mut t = Tally::default();
+        for r in receipts {
+            match r.status {
+                Status::Pass => t.pass += 1,
+                Status::Fail => t.fail += 1,
+                Status::CouldNotCheck => t.could_not_check += 1,
+            }
+        }
+        t
+    }
+
+    pub fn total(&self) -> usize {
+        self.pass + self.fail + self.could_not_check
+    }
+}

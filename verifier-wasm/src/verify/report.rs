@@ -1,0 +1,136 @@
+//! Verifying a report on its own: the record files against their digests,
+//! the objects against theirs, the run's checks and outcome recomputed, and
+//! the report's claims against the recomputation.
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+
+use crate::cost::run_cost;
+use crate::digest::sha256_hex;
+use crate::model::{Experiment, Report, Run, Task};
+
+use super::published::agrees;
+use super::run::{task_input_bytes, verify_run};
+use super::Receipt;
+
+fn parse<T: DeserializeOwned>(report: &Report, path: &str, out: &mut Vec<Receipt>) -> Option<T> {
+    let Some(text) = report.records.get(path) else {
+        out.push(Receipt::new(
+            path,
+            "record",
+            "included in the report",
+            "missing from the report",
+            false,
+        ));
+        return None;
+    };
+    match serde_json::from_str(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            out.push(Receipt::new(
+                path,
+                "record",
+                "a valid record",
+                format!("does not parse: {e}"),
+                false,
+            ));
+            None
+        }
+    }
+}
+
+/// Every receipt of a report. Subjects are paths under the records root.
+pub fn verify_report(report: &Report) -> Vec<Receipt> {
+    let mut out = Vec::new();
+    for (path, text) in &report.records {
+        let digest = sha256_hex(text.as_bytes());
+        match report.record_digests.get(path) {
+            Some(d) => out.push(Receipt::new(
+                path,
+                "SHA-256 as published",
+                d,
+                &digest,
+                *d == digest,
+            )),
+            None => out.push(Receipt::new(
+                path,
+                "SHA-256 as published",
+                "not listed",
+                &digest,
+                false,
+            )),
+        }
+    }
+    let mut objects: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (digest, object) in &report.objects {
+        let subject = format!("objects/{digest}");
+        match object.decode() {
+            None => out.push(Receipt::new(
+                &subject,
+                "object bytes",
+                digest,
+                "the hex encoding is malformed",
+                false,
+            )),
+            Some(bytes) => {
+                let actual = sha256_hex(&bytes);
+                out.push(Receipt::new(
+                    &subject,
+                    "object bytes",
+                    digest,
+                    &actual,
+                    actual == *digest,
+                ));
+                objects.insert(digest.clone(), bytes);
+            }
+        }
+    }
+    let dir = &report.experiment_dir;
+    let experiment: Option<Experiment> = parse(report, &format!("{dir}/experiment.json"), &mut out);
+    let run_path = format!("{dir}/runs/{}.json", report.run);
+    let run: Option<Run> = parse(report, &run_path, &mut out);
+    let (Some(experiment), Some(run)) = (experiment, run) else {
+        return out;
+    };
+    let task: Option<Task> = parse(report, &format!("tasks/{}.json", run.task), &mut out);
+    let Some(task) = task else {
+        return out;
+    };
+    let inputs = task_input_bytes(&task, &objects);
+    let verification = verify_run(&run_path, &run, &task, &inputs, &objects);
+    let passed = verification.passed();
+    out.extend(verification.receipts);
+    let claims = &report.claims;
+    out.push(Receipt::new(
+        "report",
+        "claims.passed",
+        claims.passed.to_string(),
+        passed.to_string(),
+        claims.passed == passed,
+    ));
+    match run_cost(&run, &experiment.prices) {
+        Ok(cost) => out.push(Receipt::new(
+            "report",
+            "claims.cost_usd",
+            format!("{}–{}", claims.cost_usd.low, claims.cost_usd.high),
+            format!("{}–{}", cost.low, cost.high),
+            agrees(claims.cost_usd.low, cost.low) && agrees(claims.cost_usd.high, cost.high),
+        )),
+        Err(e) => out.push(Receipt::unchecked(
+            "report",
+            "claims.cost_usd",
+            claims.cost_usd.low.to_string(),
+            e.to_string(),
+        )),
+    }
+    let time_s = run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0;
+    out.push(Receipt::new(
+        "report",
+        "claims.time_s",
+        claims.time_s.to_string(),
+        time_s.to_string(),
+        agrees(claims.time_s, time_s),
+    ));
+    out
+}

@@ -1,0 +1,168 @@
+//! Receipts of one run: artifact digests, every recorded check against the
+//! check recomputed on the artifact, and the recorded outcome.
+
+use std::collections::BTreeMap;
+
+use crate::checks::{run_all, CheckContext, CheckOutcome};
+use crate::digest::sha256_hex;
+use crate::model::{Run, Task};
+
+use super::{Objects, Receipt};
+
+/// What verifying a run found.
+#[derive(Debug, Clone)]
+pub struct RunVerification {
+    /// The recomputed checks of each attempt, in attempt order.
+    pub checks: Vec<Vec<CheckOutcome>>,
+    /// Whether each attempt passed every recomputed check.
+    pub attempts_passed: Vec<bool>,
+    pub receipts: Vec<Receipt>,
+}
+
+impl RunVerification {
+    /// A run passes when its final attempt passed every recomputed check.
+    pub fn passed(&self) -> bool {
+        self.attempts_passed.last().copied().unwrap_or(false)
+    }
+}
+
+fn verdict(passed: bool) -> &'static str {
+    if passed {
+        "pass"
+    } else {
+        "fail"
+    }
+}
+
+/// The bytes of each task input, by path, as far as the object store has them.
+pub fn task_input_bytes(task: &Task, objects: &dyn Objects) -> BTreeMap<String, Vec<u8>> {
+    task.inputs
+        .iter()
+        .filter_map(|i| {
+            objects
+                .object(&i.sha256)
+                .map(|b| (i.path.clone(), b.to_vec()))
+        })
+        .collect()
+}
+
+/// Receipts for a task's input files: each object hashes to the digest the task names.
+pub fn verify_task_inputs(task: &Task, objects: &dyn Objects) -> Vec<Receipt> {
+    task.inputs
+        .iter()
+        .map(|input| {
+            let subject = format!("objects/{}", input.sha256);
+            let claim = format!("input `{}` of task `{}`", input.path, task.id);
+            match objects.object(&input.sha256) {
+                None => Receipt::new(
+                    &subject,
+                    claim,
+                    &input.sha256,
+                    "no object holds these bytes",
+                    false,
+                ),
+                Some(bytes) => {
+                    let digest = sha256_hex(bytes);
+                    Receipt::new(
+                        &subject,
+                        claim,
+                        &input.sha256,
+                        &digest,
+                        digest == input.sha256,
+                    )
+                }
+            }
+        })
+        .collect()
+}
+
+/// Verifies one run. `subject` is the run record's path; `inputs` the task's input bytes.
+pub fn verify_run(
+    subject: &str,
+    run: &Run,
+    task: &Task,
+    inputs: &BTreeMap<String, Vec<u8>>,
+    objects: &dyn Objects,
+) -> RunVerification {
+    let mut receipts = Vec::new();
+    let mut checks = Vec::new();
+    let mut attempts_passed = Vec::new();
+    for (i, attempt) in run.attempts.iter().enumerate() {
+        let mut artifact = None;
+        if let Some(file) = &attempt.artifact {
+            let object_subject = format!("objects/{}", file.sha256);
+            let claim = format!("artifact `{}` of {} attempt {}", file.path, run.id, i + 1);
+            match objects.object(&file.sha256) {
+                None => receipts.push(Receipt::new(
+                    &object_subject,
+                    claim,
+                    &file.sha256,
+                    "no object holds these bytes",
+                    false,
+                )),
+                Some(bytes) => {
+                    let digest = sha256_hex(bytes);
+                    let size_ok = bytes.len() as u64 == file.bytes;
+                    let recomputed = if size_ok {
+                        digest.clone()
+                    } else {
+                        format!("{digest} ({} bytes, not {})", bytes.len(), file.bytes)
+                    };
+                    receipts.push(Receipt::new(
+                        &object_subject,
+                        claim,
+                        &file.sha256,
+                        recomputed,
+                        digest == file.sha256 && size_ok,
+                    ));
+                    artifact = Some(bytes);
+                }
+            }
+        }
+        let ctx = CheckContext {
+            task,
+            inputs,
+            recorded_inputs: &attempt.inputs,
+            artifact,
+        };
+        let outcomes = run_all(&ctx);
+        for outcome in &outcomes {
+            let claim = format!("attempts[{i}].checks[{}]", outcome.check);
+            let recomputed = format!("{}: {}", verdict(outcome.passed), outcome.detail);
+            let receipt = match attempt.checks.iter().find(|c| c.check == outcome.check) {
+                Some(rec) => Receipt::new(
+                    subject,
+                    claim,
+                    format!("{}: {}", verdict(rec.passed), rec.detail),
+                    recomputed,
+                    rec.passed == outcome.passed,
+                ),
+                None => Receipt::new(subject, claim, "not recorded", recomputed, false),
+            };
+            receipts.push(receipt.with_evidence(outcome.evidence.clone()));
+        }
+        attempts_passed.push(!outcomes.is_empty() && outcomes.iter().all(|o| o.passed));
+        checks.push(outcomes);
+    }
+    let passed = attempts_passed.last().copied().unwrap_or(false);
+    let passed_tier = passed
+        .then(|| run.attempts.last().map(|a| a.tier.clone()))
+        .flatten();
+    let describe = |passed: bool, tier: &Option<String>| match (passed, tier) {
+        (true, Some(t)) => format!("passed on {t}"),
+        (true, None) => "passed".to_string(),
+        (false, _) => "failed".to_string(),
+    };
+    receipts.push(Receipt::new(
+        subject,
+        "outcome",
+        describe(run.outcome.passed, &run.outcome.passed_tier),
+        describe(passed, &passed_tier),
+        run.outcome.passed == passed && run.outcome.passed_tier == passed_tier,
+    ));
+    RunVerification {
+        checks,
+        attempts_passed,
+        receipts,
+    }
+}
