@@ -160,3 +160,6 @@ fn input_text<'a>(ctx: &CheckContext<'a>, path: &str) -> Result<&'a str, Verdict
         .ok_or_else(|| unreadable(format!("input `{path}` is not available")))?;
     std::str::from_utf8(bytes).map_err(|e| unreadable(format!("input `{path}` is not UTF-8: {e}")))
 }
+
+#[cfg(test)]
+mod tests;

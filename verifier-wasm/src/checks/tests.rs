@@ -1,0 +1,1 @@
+//! Unit tests of every check kind on hand-made artifacts.
