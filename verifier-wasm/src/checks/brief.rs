@@ -40,6 +40,9 @@ fn is_line_of(quote: &str, source: &str) -> bool {
 
 /// Why a quote does not stand, or `None` when it equals an approved source line.
 fn quote_problem(ctx: &CheckContext<'_>, item: &BriefItem) -> Option<String> {
+    if item.quote.trim().is_empty() {
+        return Some("the quote is empty".to_string());
+    }
     let Some(input) = ctx.task.inputs.iter().find(|i| i.path == item.source) else {
         return Some(format!("`{}` is not an input of the task", item.source));
     };

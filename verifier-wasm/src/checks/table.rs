@@ -116,18 +116,25 @@ pub(super) fn euro_cents(ctx: &CheckContext<'_>, cols: &EuroColumns<'_>) -> Verd
         .map(|row| {
             let (id, amount) = (&row[s_id], &row[s_amount]);
             let item = format!("id {id}, amount \"{amount}\"");
-            let expected = match parse_euro_cents(amount) {
-                Some(c) => format!("{c} ok"),
-                None => "invalid".to_string(),
+            // The cents and status cells the conversion calls for.
+            let (want_cents, want_status) = match parse_euro_cents(amount) {
+                Some(c) => (c.to_string(), "ok"),
+                None => (String::new(), "invalid"),
             };
-            let got = match out.rows.iter().find(|r| r[o_id] == *id) {
-                None => "(row missing)".to_string(),
-                Some(r) if r[o_status] == "invalid" && r[o_cents].is_empty() => {
-                    "invalid".to_string()
+            let show = |cents: &str, status: &str| {
+                if cents.is_empty() {
+                    status.to_string()
+                } else {
+                    format!("{cents} {status}")
                 }
-                Some(r) => format!("{} {}", r[o_cents], r[o_status]).trim().to_string(),
             };
-            Evidence::new(item, expected == got, expected, got)
+            let expected = show(&want_cents, want_status);
+            let Some(r) = out.rows.iter().find(|r| r[o_id] == *id) else {
+                return Evidence::new(item, false, expected, "(row missing)");
+            };
+            let (cents, status) = (&r[o_cents], &r[o_status]);
+            let agrees = *cents == want_cents && status == want_status;
+            Evidence::new(item, agrees, expected, show(cents, status))
         })
         .collect();
     from_evidence("amounts", evidence)
