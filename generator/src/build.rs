@@ -15,11 +15,12 @@ use receipts_verifier::verify::{Status, Tally};
 
 use crate::error::InputError;
 use crate::load::{self, Corpus, OBJECTS_DIR};
-use crate::render::{Renderer, ASSETS};
+use crate::render::{Renderer, VerifyScope, ASSETS};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::validate;
 use crate::verification::{self, Verified};
 use crate::write::Staging;
+use receipts_verifier::verify::Scope;
 
 /// Runs at or above this count get a progress bar.
 const PROGRESS_THRESHOLD: usize = 500;
@@ -100,8 +101,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("model");
     let pages = render_pages(&corpus, &verified, &renderer, &staging, options.quiet)?;
     timer.lap("render");
-    for (rel, text) in ASSETS {
-        staging.write(rel, text.as_bytes())?;
+    for (rel, bytes) in ASSETS {
+        staging.write(rel, bytes)?;
     }
     staging.write(".nojekyll", b"")?;
     let tally = verified.tally();
@@ -165,16 +166,20 @@ fn render_pages(
         .experiments
         .iter()
         .any(|e| e.experiment.provenance.is_simulated());
+    let all = VerifyScope::of(&Scope::All, &[]);
+    let none = VerifyScope::of(&Scope::None, &[]);
     let mut pages = 0;
-    let mut page =
-        |template: &str, path: &str, simulated: bool, ctx: minijinja::Value| -> Result<()> {
-            staging.write(
-                path,
-                renderer.page(template, path, simulated, ctx)?.as_bytes(),
-            )?;
-            pages += 1;
-            Ok(())
-        };
+    let mut page = |template: &str,
+                    path: &str,
+                    simulated: bool,
+                    verify: &VerifyScope,
+                    ctx: minijinja::Value|
+     -> Result<()> {
+        let html = renderer.page(template, path, simulated, verify, ctx)?;
+        staging.write(path, html.as_bytes())?;
+        pages += 1;
+        Ok(())
+    };
     let experiments: Vec<site::ExperimentView> = corpus
         .experiments
         .iter()
@@ -185,13 +190,28 @@ fn render_pages(
         "index.html",
         "index.html",
         any_simulated,
+        &all,
         minijinja::context! { experiments => &experiments },
     )?;
-    for view in &experiments {
+    page(
+        "verify.html",
+        "verify.html",
+        any_simulated,
+        &all,
+        minijinja::context! {},
+    )?;
+    for (view, loaded) in experiments.iter().zip(&corpus.experiments) {
+        let scope = VerifyScope::of(
+            &Scope::Experiment {
+                experiment: loaded.dir.clone(),
+            },
+            &[],
+        );
         page(
             "experiment.html",
             &experiment_href(&view.id),
             view.simulated,
+            &scope,
             minijinja::context! { e => view },
         )?;
     }
@@ -210,6 +230,7 @@ fn render_pages(
         "runs.html",
         "runs/index.html",
         any_simulated,
+        &all,
         minijinja::context! { runs => rows },
     )?;
     if let Some(showcase) = &corpus.showcase {
@@ -228,11 +249,11 @@ fn render_pages(
             narrative_html => crate::markdown::render(&showcase.narrative),
             picks => picks,
         };
-        page("showcase.html", "showcase.html", any_simulated, ctx)?;
+        page("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
     }
     if !corpus.docs.is_empty() {
         let ctx = minijinja::context! { docs => site::doc_links(corpus) };
-        page("docs.html", "documents.html", false, ctx)?;
+        page("docs.html", "documents.html", false, &none, ctx)?;
     }
     for doc in &corpus.docs {
         let ctx = minijinja::context! {
@@ -240,7 +261,7 @@ fn render_pages(
             source => &doc.path,
             html => crate::markdown::render(&doc.markdown),
         };
-        page("doc.html", &doc_href(&doc.path), false, ctx)?;
+        page("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
     }
     let run_pages: Vec<(usize, usize)> = corpus
         .experiments
@@ -261,12 +282,19 @@ fn render_pages(
     };
     run_pages.par_iter().try_for_each(|&(e, r)| -> Result<()> {
         let loaded = &corpus.experiments[e];
+        let run = &loaded.runs[r];
         let view = site::run_view(corpus, loaded, r, &verified.experiments[e].runs[r]);
         let path = run_href(&view.id);
+        let scope = Scope::Run {
+            experiment: loaded.dir.clone(),
+            run: run.id.clone(),
+        };
+        let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run));
         let html = renderer.page(
             "run.html",
             &path,
             view.simulated,
+            &verify,
             minijinja::context! { run => view },
         )?;
         staging.write(&path, html.as_bytes())?;

@@ -1,10 +1,15 @@
-//! Stage 4, render: the minijinja templates from `site-templates/`, embedded
+//! Stage 5, render: the minijinja templates from `site-templates/`, embedded
 //! in the binary, turned into pages. Templates escape every value by default
 //! (`.html` autoescape) and a missing value is an error, not an empty string.
+//! Every page carries a strict Content-Security-Policy and loads its script
+//! with Subresource Integrity; the verifier's worker, glue and wasm are
+//! fetched with integrity values the page names.
 
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, Value};
 use serde::Serialize;
+
+use receipts_verifier::verify::Scope;
 
 use crate::site::SiteInfo;
 
@@ -31,17 +36,93 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("doc.html", include_str!("../../site-templates/doc.html")),
     ("docs.html", include_str!("../../site-templates/docs.html")),
+    (
+        "verify.html",
+        include_str!("../../site-templates/verify.html"),
+    ),
 ];
 
+pub const VERIFY_JS: &str = "assets/verify.js";
+pub const WORKER_JS: &str = "assets/verify-worker.js";
+pub const GLUE_JS: &str = "assets/receipts_verifier.js";
+pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
+
 /// Static assets copied into the site as they are.
-pub const ASSETS: &[(&str, &str)] = &[(
-    "assets/style.css",
-    include_str!("../../site-templates/assets/style.css"),
-)];
+pub const ASSETS: &[(&str, &[u8])] = &[
+    (
+        "assets/style.css",
+        include_bytes!("../../site-templates/assets/style.css"),
+    ),
+    (
+        "assets/favicon.svg",
+        include_bytes!("../../site-templates/assets/favicon.svg"),
+    ),
+    (
+        VERIFY_JS,
+        include_bytes!("../../site-templates/assets/verify.js"),
+    ),
+    (
+        WORKER_JS,
+        include_bytes!("../../site-templates/assets/verify-worker.js"),
+    ),
+    // The verifier, built from verifier-wasm/ by scripts/build-wasm; the test
+    // run checks that these bytes equal a fresh build of the source.
+    (
+        GLUE_JS,
+        include_bytes!("../../verifier-wasm/pkg/receipts_verifier.js"),
+    ),
+    (
+        WASM,
+        include_bytes!("../../verifier-wasm/pkg/receipts_verifier_bg.wasm"),
+    ),
+];
+
+/// The Subresource Integrity value of an asset: `sha384-<base64>`.
+pub fn integrity(path: &str) -> String {
+    use base64::Engine;
+    use sha2::{Digest, Sha384};
+    let bytes = ASSETS
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map_or(&[][..], |(_, b)| *b);
+    format!(
+        "sha384-{}",
+        base64::engine::general_purpose::STANDARD.encode(Sha384::digest(bytes))
+    )
+}
+
+/// What the Verify control of a page checks.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyScope {
+    /// The scope handed to the verifier, as JSON (`{"scope":"run",…}`).
+    pub scope: String,
+    /// The files to fetch, relative to the site root, space-separated; empty
+    /// for "every file the scope needs".
+    pub files: String,
+}
+
+impl VerifyScope {
+    pub fn of(scope: &Scope, files: &[String]) -> VerifyScope {
+        VerifyScope {
+            scope: serde_json::to_string(scope).unwrap_or_default(),
+            files: files.join(" "),
+        }
+    }
+}
+
+/// The Subresource Integrity values every page carries for the verifier.
+#[derive(Debug, Clone, Serialize)]
+struct Integrity {
+    verify: String,
+    worker: String,
+    glue: String,
+    wasm: String,
+}
 
 pub struct Renderer {
     env: Environment<'static>,
     site: SiteInfo,
+    integrity: Integrity,
 }
 
 impl Renderer {
@@ -52,21 +133,36 @@ impl Renderer {
             env.add_template(name, source)
                 .with_context(|| format!("template {name}"))?;
         }
-        Ok(Renderer { env, site })
+        let integrity = Integrity {
+            verify: integrity(VERIFY_JS),
+            worker: integrity(WORKER_JS),
+            glue: integrity(GLUE_JS),
+            wasm: integrity(WASM),
+        };
+        Ok(Renderer {
+            env,
+            site,
+            integrity,
+        })
     }
 
-    /// Renders `template` for the page at `path` (relative to the site root).
+    /// Renders `template` for the page at `path` (relative to the site root);
+    /// its Verify control checks `verify`.
     pub fn page<C: Serialize>(
         &self,
         template: &str,
         path: &str,
         simulated: bool,
+        verify: &VerifyScope,
         context: C,
     ) -> Result<String> {
         let root = "../".repeat(path.matches('/').count());
         let ctx = minijinja::context! {
             root => root,
+            page => path,
             site => Value::from_serialize(&self.site),
+            integrity => Value::from_serialize(&self.integrity),
+            verify => Value::from_serialize(verify),
             simulated => simulated,
             ..Value::from_serialize(&context)
         };

@@ -19,3 +19,6 @@ pub mod time;
 pub mod verify;
 
 pub use model::FORMAT_VERSION;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -21,6 +21,10 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Verify only the records under the site's data/, in memory, exactly as
+    /// the browser does (no manifests); with --json, print that result as is.
+    #[arg(long)]
+    pub records_only: bool,
     /// Fail unless the site's root digest (SHA-256 of SHA256SUMS) is this one.
     #[arg(long, value_name = "HEX")]
     pub expect_root: Option<String>,
@@ -36,8 +40,56 @@ struct Outcome<'a> {
     receipts: &'a [Receipt],
 }
 
+/// The records under `dir`, path → bytes, as the browser hands them to the verifier.
+fn read_records(
+    dir: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>, InputError> {
+    let mut files = std::collections::BTreeMap::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| InputError::new(dir.display().to_string(), e.to_string()))?;
+        if entry.file_type().is_file() {
+            let rel = crate::error::display_path(dir, entry.path());
+            if rel != receipts_verifier::manifest::SUMS {
+                let bytes = std::fs::read(entry.path())
+                    .map_err(|e| InputError::new(rel.clone(), e.to_string()))?;
+                files.insert(rel, bytes);
+            }
+        }
+    }
+    Ok(files)
+}
+
 pub fn run(args: Args) -> Result<(), Failure> {
     let target = args.target.display().to_string();
+    if args.records_only {
+        let files =
+            read_records(&args.target.join(crate::build::DATA_DIR)).map_err(BuildError::from)?;
+        let result =
+            receipts_verifier::verify::verify_files(&files, &receipts_verifier::verify::Scope::All);
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string(&result).context("serializing the result")?
+            );
+        } else {
+            let t = result.tally;
+            println!(
+                "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked",
+                t.total(),
+                t.pass,
+                t.fail,
+                t.could_not_check
+            );
+        }
+        return if result.tally.fail > 0 {
+            Err(Failure {
+                message: format!("{} receipts failed", result.tally.fail),
+                code: 1,
+            })
+        } else {
+            Ok(())
+        };
+    }
     let (root_digest, records_digest, receipts) = if args.target.is_dir() {
         let found = audit(&args.target, args.expect_root.as_deref()).map_err(BuildError::from)?;
         (

@@ -165,6 +165,36 @@ fn overall(receipts: &[Receipt]) -> Status {
     }
 }
 
+/// The published files a run's receipts are recomputed from: its record, its
+/// experiment and task, and every object it names.
+pub fn run_files(corpus: &Corpus, loaded: &LoadedExperiment, run: &Run) -> Vec<String> {
+    let mut files = vec![
+        format!("data/{}/experiment.json", loaded.dir),
+        format!("data/tasks/{}.json", run.task),
+        format!("data/{}/runs/{}.json", loaded.dir, run.id),
+    ];
+    let mut digests: Vec<&str> = Vec::new();
+    if let Some(task) = corpus.tasks.get(&run.task) {
+        digests.extend(task.inputs.iter().map(|i| i.sha256.as_str()));
+    }
+    digests.extend(
+        run.attempts
+            .iter()
+            .filter_map(|a| a.artifact.as_ref())
+            .map(|f| f.sha256.as_str()),
+    );
+    digests.extend(
+        run.attempts
+            .iter()
+            .flat_map(|a| &a.turns)
+            .filter_map(|t| t.result.sha256.as_deref()),
+    );
+    digests.sort_unstable();
+    digests.dedup();
+    files.extend(digests.into_iter().map(object_href));
+    files
+}
+
 pub fn run_row(loaded: &LoadedExperiment, run: &Run, verification: &RunVerification) -> RunRow {
     let status = overall(&verification.receipts);
     RunRow {

@@ -5,11 +5,13 @@
 //! Subjects are paths relative to the records root (the `experiments/`
 //! directory of the input, `data/` in a built site).
 
+mod bundle;
 mod experiment;
 mod published;
 mod report;
 mod run;
 
+pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
     verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs, RERUNS_REPLACE,
 };

@@ -1,0 +1,116 @@
+// The verification worker. The wasm-bindgen glue (`wasm_bindgen`) is
+// prepended to this file when the page starts the worker.
+/* global wasm_bindgen */
+"use strict";
+
+var ready = null;
+function init(url, integrity) {
+  if (!ready) {
+    // Streaming compilation: the Response goes to WebAssembly.instantiateStreaming.
+    ready = wasm_bindgen({ module_or_path: fetch(url, { integrity: integrity }) });
+  }
+  return ready;
+}
+
+function get(url) {
+  return fetch(url, { cache: "no-store" }).then(function (r) {
+    if (!r.ok) throw new Error(r.status + " " + r.statusText + " for " + url);
+    return r.arrayBuffer();
+  }).then(function (b) { return new Uint8Array(b); });
+}
+
+function receipt(subject, claim, recorded, recomputed, pass) {
+  return { subject: subject, claim: claim, status: pass ? "pass" : "fail", recorded: recorded, recomputed: recomputed };
+}
+
+function tally(receipts) {
+  var t = { pass: 0, fail: 0, could_not_check: 0 };
+  receipts.forEach(function (r) { t[r.status] += 1; });
+  return t;
+}
+
+// Fetches `paths` with a few requests in flight, calling `each(path, bytes)` in order of arrival.
+function fetchAll(base, paths, each, onProgress) {
+  var next = 0, done = 0, inFlight = 4;
+  return new Promise(function (resolve, reject) {
+    if (!paths.length) return resolve();
+    function start() {
+      if (next >= paths.length) return;
+      var path = paths[next++];
+      get(new URL(path, base).href).then(function (bytes) {
+        each(path, bytes);
+      }, function () {
+        each(path, null);
+      }).then(function () {
+        done += 1;
+        onProgress(done, paths.length);
+        if (done === paths.length) resolve(); else start();
+      }).catch(reject);
+    }
+    for (var i = 0; i < inFlight; i++) start();
+  });
+}
+
+function verifySite(job) {
+  var receipts = [];
+  var bundle = new wasm_bindgen.Bundle();
+  var result = {};
+  return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
+    var sumsText = new TextDecoder().decode(sumsBytes);
+    result.root_digest = wasm_bindgen.sha256_hex(sumsBytes);
+    var sums = JSON.parse(wasm_bindgen.parse_sums(sumsText));
+    var s = job.scope;
+    var paths = job.files ? job.files.slice() : Object.keys(sums).filter(function (p) {
+      if (s.scope === "all") return true;
+      if (s.scope !== "experiment") return false;
+      // One experiment: its records, the tasks and the objects.
+      return p.indexOf("data/" + s.experiment + "/") === 0 || p.indexOf("data/tasks/") === 0 || p.indexOf("data/objects/") === 0;
+    });
+    ["data/SHA256SUMS", job.page].forEach(function (p) {
+      if (p && paths.indexOf(p) < 0) paths.push(p);
+    });
+    paths.sort();
+    return fetchAll(job.base, paths, function (path, bytes) {
+      var listed = sums[path];
+      if (bytes === null) {
+        receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", "the file could not be fetched", false));
+        return;
+      }
+      var actual = wasm_bindgen.sha256_hex(bytes);
+      receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", actual, listed === actual));
+      if (path === "data/SHA256SUMS" && job.recordsDigest) {
+        receipts.push(receipt(path, "records digest shown on the page", job.recordsDigest, actual, actual === job.recordsDigest));
+      }
+      if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS") {
+        bundle.add(path.slice(5), bytes);
+      }
+    }, function (done, total) {
+      postMessage({ type: "progress", done: done, total: total });
+    });
+  }).then(function () {
+    var recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
+    recomputed.receipts.forEach(function (r) {
+      r.subject = "data/" + r.subject;
+      receipts.push(r);
+    });
+    result.receipts = receipts;
+    result.tally = tally(receipts);
+    return result;
+  });
+}
+
+function verifyReport(job) {
+  var result = JSON.parse(wasm_bindgen.verify_report_text(job.text));
+  return result;
+}
+
+onmessage = function (event) {
+  var job = event.data;
+  init(job.wasm, job.wasmIntegrity).then(function () {
+    return job.type === "report" ? verifyReport(job) : verifySite(job);
+  }).then(function (result) {
+    postMessage({ type: "result", result: result });
+  }).catch(function (e) {
+    postMessage({ type: "error", message: String(e && e.message || e) });
+  });
+};

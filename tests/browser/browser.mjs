@@ -1,0 +1,54 @@
+// Debian's Chromium, headless, driven by playwright-core.
+import { chromium } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+export function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Opens `url` in a new page that records console errors and failed requests. */
+export async function open(browser, url) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on("console", (m) => {
+    // Failed loads are reported below with their address.
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Presses Verify and waits for the outcome; returns the summary's data attributes and the failures. */
+export async function verify(page, timeout = 120_000) {
+  await page.click("#verify-run");
+  await page.waitForFunction(
+    () => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status),
+    null,
+    { timeout },
+  );
+  return page.evaluate(() => {
+    const s = document.querySelector("#verify-summary");
+    return {
+      status: s.dataset.status,
+      checked: Number(s.dataset.checked),
+      failed: Number(s.dataset.failed),
+      text: s.textContent,
+      failures: [...document.querySelectorAll(".verify-failures li")].map((li) => li.dataset.subject + " | " + li.textContent),
+    };
+  });
+}

@@ -1,0 +1,37 @@
+// Shared set-up for the browser tests: the receipts binary, a freshly built
+// copy of the sample site in a temporary directory, and file helpers.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const RECEIPTS = process.env.RECEIPTS_BIN ?? join(REPO, "target/debug/receipts");
+
+/** Runs the receipts command; returns stdout. */
+export function receipts(args, options = {}) {
+  return execFileSync(RECEIPTS, args, { encoding: "utf8", ...options });
+}
+
+/** Builds the shipped sample into a new temporary directory; returns the site's path. */
+export function buildSample() {
+  const dir = mkdtempSync(join(tmpdir(), "receipts-browser-"));
+  receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site")]);
+  return join(dir, "site");
+}
+
+/** A copy of `site` in a new temporary directory. */
+export function copySite(site) {
+  const dir = mkdtempSync(join(tmpdir(), "receipts-copy-"));
+  cpSync(site, join(dir, "site"), { recursive: true });
+  return join(dir, "site");
+}
+
+/** Changes one byte in the middle of `file`. */
+export function flipAByte(file) {
+  const bytes = readFileSync(file);
+  const i = Math.floor(bytes.length / 2);
+  bytes[i] = bytes[i] === 0x61 ? 0x62 : 0x61;
+  writeFileSync(file, bytes);
+}

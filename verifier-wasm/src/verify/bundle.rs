@@ -1,0 +1,148 @@
+//! Verification of records handed over as files (path → bytes), with no file
+//! system: what the browser fetches from a site's `data/`. The scope is the
+//! whole record set, one experiment, or one run.
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Experiment, ResultRow, Run, Summary, Task};
+
+use super::{ExperimentCheck, Receipt, Tally};
+
+/// What to verify.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "scope", rename_all = "snake_case")]
+pub enum Scope {
+    /// Every experiment.
+    All,
+    /// One experiment, by directory.
+    Experiment { experiment: String },
+    /// One run of one experiment: its checks, digests and outcome.
+    Run { experiment: String, run: String },
+    /// No records: a page whose only receipts are file digests.
+    None,
+}
+
+/// The result of verifying a bundle of files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleResult {
+    pub tally: Tally,
+    pub receipts: Vec<Receipt>,
+}
+
+fn parse<T: DeserializeOwned>(path: &str, bytes: &[u8], out: &mut Vec<Receipt>) -> Option<T> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            out.push(Receipt::new(
+                path,
+                "record",
+                "a valid record",
+                format!("does not parse: {e}"),
+                false,
+            ));
+            None
+        }
+    }
+}
+
+/// Verifies the records in `files` (paths relative to the records root,
+/// laid out as `experiments/` is) within `scope`.
+pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleResult {
+    let mut receipts = Vec::new();
+    let objects: BTreeMap<String, Vec<u8>> = files
+        .iter()
+        .filter_map(|(p, b)| {
+            p.strip_prefix("objects/")
+                .map(|d| (d.to_string(), b.clone()))
+        })
+        .collect();
+    let tasks: BTreeMap<String, Task> = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("tasks/") && p.ends_with(".json"))
+        .filter_map(|(p, b)| parse::<Task>(p, b, &mut receipts))
+        .map(|t| (t.id.clone(), t))
+        .collect();
+    let dirs: Vec<&str> = files
+        .keys()
+        .filter_map(|p| p.strip_suffix("/experiment.json"))
+        .filter(|d| !d.contains('/'))
+        .filter(|d| match scope {
+            Scope::All => true,
+            Scope::None => false,
+            Scope::Experiment { experiment } | Scope::Run { experiment, .. } => d == experiment,
+        })
+        .collect();
+    for dir in dirs {
+        let Some(experiment) = parse::<Experiment>(
+            &format!("{dir}/experiment.json"),
+            &files[&format!("{dir}/experiment.json")],
+            &mut receipts,
+        ) else {
+            continue;
+        };
+        let runs_prefix = format!("{dir}/runs/");
+        let runs: Vec<Run> = files
+            .iter()
+            .filter(|(p, _)| p.starts_with(&runs_prefix) && p.ends_with(".json"))
+            .filter(|(p, _)| match scope {
+                Scope::Run { run, .. } => **p == format!("{runs_prefix}{run}.json"),
+                _ => true,
+            })
+            .filter_map(|(p, b)| parse::<Run>(p, b, &mut receipts))
+            .collect();
+        let log_path = format!("{dir}/{}", experiment.preregistration.log);
+        let log = files
+            .get(&log_path)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        let summary_path = format!("{dir}/summary.json");
+        let summary: Option<Summary> = files
+            .get(&summary_path)
+            .and_then(|b| parse(&summary_path, b, &mut receipts));
+        let results_path = format!("{dir}/results.csv");
+        let results: Option<Vec<ResultRow>> = files.get(&results_path).and_then(|b| {
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(true)
+                .from_reader(b.as_slice());
+            match reader.deserialize().collect::<Result<Vec<ResultRow>, _>>() {
+                Ok(rows) => Some(rows),
+                Err(e) => {
+                    receipts.push(Receipt::new(
+                        &results_path,
+                        "record",
+                        "a valid table",
+                        format!("does not parse: {e}"),
+                        false,
+                    ));
+                    None
+                }
+            }
+        });
+        let check = ExperimentCheck {
+            dir,
+            experiment: &experiment,
+            log: &log,
+            summary: summary.as_ref(),
+            results: results.as_deref(),
+            runs: &runs,
+            tasks: &tasks,
+            objects: &objects,
+        };
+        match scope {
+            Scope::Run { .. } => {
+                let inputs = check.task_inputs();
+                for run in &runs {
+                    receipts.extend(check.verify_run(&inputs, run).receipts);
+                }
+            }
+            _ => receipts.extend(super::verify_experiment(&check).all_receipts().cloned()),
+        }
+    }
+    BundleResult {
+        tally: Tally::of(&receipts),
+        receipts,
+    }
+}
