@@ -58,6 +58,9 @@ function verifySite(job) {
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
     var sumsText = new TextDecoder().decode(sumsBytes);
     result.root_digest = wasm_bindgen.sha256_hex(sumsBytes);
+    if (job.expectRoot) {
+      receipts.push(receipt("SHA256SUMS", "root digest", job.expectRoot, result.root_digest, job.expectRoot === result.root_digest));
+    }
     var sums = JSON.parse(wasm_bindgen.parse_sums(sumsText));
     var s = job.scope;
     var paths = job.files ? job.files.slice() : Object.keys(sums).filter(function (p) {

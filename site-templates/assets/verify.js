@@ -62,6 +62,18 @@
       });
       results.appendChild(list);
     }
+    if (result.receipts.length <= 500) {
+      var all = document.createElement("details");
+      all.appendChild(text("summary", "All " + result.receipts.length + " receipts"));
+      var table = document.createElement("ul");
+      table.className = "verify-all";
+      result.receipts.forEach(function (r) {
+        var mark = r.status === "pass" ? "✓ " : r.status === "fail" ? "✗ " : "? ";
+        table.appendChild(text("li", mark + r.subject + ": " + r.claim + ": " + r.recomputed, r.status));
+      });
+      all.appendChild(table);
+      results.appendChild(all);
+    }
     setStatus(status, checked, t.fail, message);
   }
 
@@ -117,8 +129,15 @@
     }).catch(function (e) { fail(e.message); });
   }
 
+  // A reader can pin the site they mean: verify.html#root=<SHA-256 of SHA256SUMS>.
+  function expectedRoot() {
+    var m = /(?:^#|&)root=([0-9a-f]{64})(?:&|$)/.exec(window.location.hash);
+    return m ? m[1] : null;
+  }
+
   button.addEventListener("click", function () {
     run({
+      expectRoot: expectedRoot(),
       type: "site",
       base: abs(panel.dataset.root),
       scope: JSON.parse(panel.dataset.scope),

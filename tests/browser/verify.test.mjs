@@ -129,3 +129,13 @@ test("pages carry a strict Content-Security-Policy and load scripts with integri
   assert.doesNotMatch(html, /<script>/, "no inline script");
   assert.match(html, /data-wasm-sri="sha384-/);
 });
+
+test("a root digest given in the address is checked", async () => {
+  const sums = readFileSync(join(site, "SHA256SUMS"));
+  const { createHash } = await import("node:crypto");
+  const root = createHash("sha256").update(sums).digest("hex");
+  for (const [digest, expected] of [[root, "verified"], ["0".repeat(64), "failed"]]) {
+    const { result } = await verifyPage(site, `verify.html#root=${digest}`);
+    assert.equal(result.status, expected, result.text);
+  }
+});
