@@ -88,3 +88,209 @@ pub fn decide(rule: &Rule, analysis: &Analysis) -> Outcome {
         }
     }
 }
+
+fn metric_name(m: Metric) -> &'static str {
+    match m {
+        Metric::PassRate => "pass rate",
+        Metric::CostPerTask => "cost per task",
+        Metric::MeanTime => "mean time",
+        Metric::MedianTime => "median time",
+        Metric::Truncations => "truncations",
+        Metric::Timeouts => "timeouts",
+    }
+}
+
+fn op_text(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Lt => "<",
+        CompareOp::Le => "≤",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => "≥",
+    }
+}
+
+/// Why `rule` decides as it does over `analysis`, in words with the numbers.
+pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
+    match rule {
+        Rule::All(rules) => rules
+            .iter()
+            .map(|r| explain(r, analysis))
+            .collect::<Vec<_>>()
+            .join("; and "),
+        Rule::Any(rules) => rules
+            .iter()
+            .map(|r| explain(r, analysis))
+            .collect::<Vec<_>>()
+            .join("; or "),
+        Rule::Compare {
+            left,
+            op,
+            right,
+            offset,
+        } => {
+            let Some(l) = metric(analysis, left) else {
+                return format!("not decided: no runs of `{}`", left.policy);
+            };
+            let small = matches!(op, CompareOp::Lt | CompareOp::Le);
+            // The end of a bound least favourable to the hypothesis.
+            let (lv, l_end) = if l.low == l.high {
+                (l.low, "")
+            } else if small {
+                (l.high, " (high end)")
+            } else {
+                (l.low, " (low end)")
+            };
+            let (rv, r_text) = match right {
+                Operand::Metric(m) => match metric(analysis, m) {
+                    None => return format!("not decided: no runs of `{}`", m.policy),
+                    Some(b) => {
+                        let (v, end) = if b.low == b.high {
+                            (b.low, "")
+                        } else if small {
+                            (b.low, " (low end)")
+                        } else {
+                            (b.high, " (high end)")
+                        };
+                        (
+                            v,
+                            format!("{} {} {}{end}", m.policy, metric_name(m.metric), fmt(v)),
+                        )
+                    }
+                },
+                Operand::Value(c) => (c.value, fmt(c.value)),
+            };
+            let offset_text = if *offset == 0.0 {
+                String::new()
+            } else {
+                format!(
+                    " {} {}",
+                    if *offset < 0.0 { "−" } else { "+" },
+                    fmt(offset.abs())
+                )
+            };
+            let holds = decide(rule, analysis) == Outcome::Accepted;
+            format!(
+                "{} {} {}{l_end} {} {r_text}{offset_text}{}: {}",
+                left.policy,
+                metric_name(left.metric),
+                fmt(lv),
+                op_text(*op),
+                if *offset == 0.0 {
+                    String::new()
+                } else {
+                    format!(" = {}", fmt(rv + offset))
+                },
+                if holds { "holds" } else { "does not hold" }
+            )
+        }
+    }
+}
+
+/// A number with as few decimals as show it (up to six).
+fn fmt(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Constant, CostBound, PolicyNumbers};
+
+    fn policy(id: &str, pass: f64, low: f64, high: f64) -> PolicyNumbers {
+        PolicyNumbers {
+            policy: id.to_string(),
+            runs: 18,
+            pass_rate_pct: pass,
+            pass_rate_sd_pct: 0.0,
+            cost_per_task_usd: CostBound { low, high },
+            mean_time_s: 10.0,
+            median_time_s: 9.0,
+            truncations: 0,
+            timeouts: 0,
+            throughput_tps: 100.0,
+        }
+    }
+
+    fn cheaper() -> Rule {
+        Rule::Compare {
+            left: MetricRef {
+                metric: Metric::CostPerTask,
+                policy: "a".into(),
+            },
+            op: CompareOp::Lt,
+            right: Operand::Metric(MetricRef {
+                metric: Metric::CostPerTask,
+                policy: "b".into(),
+            }),
+            offset: 0.0,
+        }
+    }
+
+    #[test]
+    fn unknown_costs_count_against_the_hypothesis() {
+        // a's bound straddles b's cost: only the high end decides.
+        let analysis = Analysis {
+            policies: vec![
+                policy("a", 90.0, 0.004, 0.006),
+                policy("b", 90.0, 0.005, 0.005),
+            ],
+            tiers: vec![],
+        };
+        assert_eq!(decide(&cheaper(), &analysis), Outcome::Rejected);
+        assert!(
+            explain(&cheaper(), &analysis)
+                .contains("0.006 (high end) < b cost per task 0.005: does not hold"),
+            "{}",
+            explain(&cheaper(), &analysis)
+        );
+        let analysis = Analysis {
+            policies: vec![
+                policy("a", 90.0, 0.004, 0.0045),
+                policy("b", 90.0, 0.005, 0.005),
+            ],
+            tiers: vec![],
+        };
+        assert_eq!(decide(&cheaper(), &analysis), Outcome::Accepted);
+    }
+
+    #[test]
+    fn a_missing_policy_is_not_decided() {
+        let analysis = Analysis {
+            policies: vec![policy("a", 90.0, 0.004, 0.004)],
+            tiers: vec![],
+        };
+        assert_eq!(decide(&cheaper(), &analysis), Outcome::NotDecided);
+        assert_eq!(
+            explain(&cheaper(), &analysis),
+            "not decided: no runs of `b`"
+        );
+    }
+
+    #[test]
+    fn offsets_and_constants_are_explained() {
+        let rule = Rule::Compare {
+            left: MetricRef {
+                metric: Metric::PassRate,
+                policy: "a".into(),
+            },
+            op: CompareOp::Ge,
+            right: Operand::Value(Constant { value: 95.0 }),
+            offset: -5.0,
+        };
+        let analysis = Analysis {
+            policies: vec![policy("a", 90.0, 0.0, 0.0)],
+            tiers: vec![],
+        };
+        assert_eq!(decide(&rule, &analysis), Outcome::Accepted);
+        assert_eq!(
+            explain(&rule, &analysis),
+            "a pass rate 90 ≥ 95 − 5 = 90: holds"
+        );
+    }
+}

@@ -45,6 +45,7 @@ pub struct ExperimentView {
     pub other_failures: Vec<ReceiptView>,
     pub results_rows: usize,
     pub log_html: String,
+    pub figures: super::Figures,
     pub run_rows: Vec<RunRow>,
     /// The experiment's raw files under `data/`.
     pub records: Vec<DocLink>,
@@ -66,6 +67,8 @@ pub struct HypothesisView {
     /// The machine-readable rule, as compact JSON.
     pub rule: String,
     pub cell: Cell,
+    /// Why the recomputed outcome is what it is, with the numbers.
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -369,6 +372,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
                 id: h.id.clone(),
                 statement: h.statement.clone(),
                 rule: serde_json::to_string(&h.rule).unwrap_or_default(),
+                why: receipts_verifier::decide::explain(&h.rule, &v.primary),
                 cell: tables.cell(
                     &path,
                     published.as_ref(),
@@ -447,6 +451,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
             .filter(|r| r.subject == results_subject)
             .count(),
         log_html: markdown::render(&loaded.log),
+        figures: super::figures(loaded, v),
         run_rows: loaded
             .runs
             .iter()

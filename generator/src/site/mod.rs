@@ -4,9 +4,11 @@
 //! page adds its own prefix.
 
 mod experiment;
+mod figures;
 mod run;
 
 pub use experiment::*;
+pub use figures::*;
 pub use run::*;
 
 use serde::Serialize;

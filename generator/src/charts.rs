@@ -1,0 +1,396 @@
+//! Charts as SVG, made at build time: pass rate against cost per policy, time
+//! distribution per policy, cost by tier, served throughput over time. Colours
+//! come from the stylesheet's classes, so the charts follow light and dark
+//! mode; every chart has a title and a description, and its numbers are also
+//! in a table on the same page.
+
+use std::fmt::Write;
+
+/// Escapes text for SVG content and attributes.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A chart's frame: size, margins and linear scales.
+struct Frame {
+    width: f64,
+    height: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+impl Frame {
+    fn px(&self, x: f64) -> f64 {
+        let (lo, hi) = self.x;
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        self.left + (x - lo) / span * (self.width - self.left - self.right)
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        let (lo, hi) = self.y;
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        self.height - self.bottom - (y - lo) / span * (self.height - self.top - self.bottom)
+    }
+
+    /// Opens the SVG with its accessible title and description.
+    fn open(&self, id: &str, title: &str, desc: &str) -> String {
+        format!(
+            "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-labelledby=\"{id}-t {id}-d\"><title id=\"{id}-t\">{t}</title><desc id=\"{id}-d\">{d}</desc>",
+            w = self.width,
+            h = self.height,
+            t = esc(title),
+            d = esc(desc)
+        )
+    }
+
+    /// Axes with ticks and labels.
+    fn axes(
+        &self,
+        out: &mut String,
+        x_label: &str,
+        y_label: &str,
+        x_fmt: &dyn Fn(f64) -> String,
+        y_fmt: &dyn Fn(f64) -> String,
+    ) {
+        let (x0, x1) = (self.left, self.width - self.right);
+        let (y0, y1) = (self.height - self.bottom, self.top);
+        let _ = write!(out, "<g class=\"axis\"><line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\"/><line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x0}\" y2=\"{y1}\"/>");
+        let ticks = |(lo, hi): (f64, f64)| -> Vec<f64> {
+            let step = nice_step((hi - lo) / 4.0);
+            let n = ((hi - lo) / step).round() as usize;
+            (0..=n).map(|i| lo + step * i as f64).collect()
+        };
+        for xv in ticks(self.x) {
+            let px = self.px(xv);
+            let _ = write!(
+                out,
+                "<text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                y0 + 16.0,
+                esc(&x_fmt(xv))
+            );
+        }
+        // Charts whose rows are categories label them themselves.
+        let y_ticks = if y_fmt(self.y.1).is_empty() {
+            Vec::new()
+        } else {
+            ticks(self.y)
+        };
+        for yv in y_ticks {
+            let py = self.py(yv);
+            let _ = write!(
+                out,
+                "<line class=\"grid\" x1=\"{x0}\" y1=\"{py:.1}\" x2=\"{x1}\" y2=\"{py:.1}\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                x0 - 6.0,
+                py + 4.0,
+                esc(&y_fmt(yv))
+            );
+        }
+        let _ = write!(
+            out,
+            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text class=\"label\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text></g>",
+            (x0 + x1) / 2.0,
+            self.height - 6.0,
+            esc(x_label),
+            (y0 + y1) / 2.0,
+            esc(y_label)
+        );
+    }
+}
+
+/// A range with round ends that covers `values` (and zero when `from_zero`),
+/// and the step between its four or five ticks.
+fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if from_zero {
+        lo = lo.min(0.0);
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let step = nice_step((hi - lo) / 4.0);
+    ((lo / step).floor() * step, (hi / step).ceil() * step)
+}
+
+/// The smallest of 1, 2, 2.5 or 5 times a power of ten that is at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude)
+}
+
+/// One policy on the pass-rate-against-cost chart.
+pub struct PolicyPoint {
+    pub label: String,
+    pub pass_rate: f64,
+    pub spread: f64,
+    pub cost_low: f64,
+    pub cost_high: f64,
+}
+
+/// Pass rate (with its spread across seeds) against cost per task (with its bound), one point per policy.
+pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
+    let f = Frame {
+        width: 640.0,
+        height: 320.0,
+        left: 56.0,
+        right: 24.0,
+        top: 16.0,
+        bottom: 44.0,
+        x: range(points.iter().flat_map(|p| [p.cost_low, p.cost_high]), true),
+        y: (0.0, 100.0),
+    };
+    let desc: Vec<String> = points
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {:.1}% ± {:.1} at ${:.4}–{:.4}",
+                p.label, p.pass_rate, p.spread, p.cost_low, p.cost_high
+            )
+        })
+        .collect();
+    let mut out = f.open(
+        id,
+        "Tasks passed against cost per task, per policy",
+        &desc.join("; "),
+    );
+    f.axes(
+        &mut out,
+        "cost per task (USD)",
+        "tasks passed (%)",
+        &|v| format!("{v:.4}"),
+        &|v| format!("{v:.0}"),
+    );
+    for (i, p) in points.iter().enumerate() {
+        let (x, y) = (f.px((p.cost_low + p.cost_high) / 2.0), f.py(p.pass_rate));
+        let _ = write!(
+            out,
+            "<g class=\"series s{}\"><line class=\"bound\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/><line class=\"bound\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text></g>",
+            i % 6,
+            f.px(p.cost_low),
+            f.px(p.cost_high),
+            f.py((p.pass_rate - p.spread).max(0.0)),
+            f.py((p.pass_rate + p.spread).min(100.0)),
+            // Labels near the right edge go to the left of their point.
+            if x > f.width * 0.7 { x - 8.0 } else { x + 8.0 },
+            y - 8.0,
+            if x > f.width * 0.7 { "end" } else { "start" },
+            esc(&p.label)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Each run's time, one row of dots per policy, with the median marked.
+pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
+    let row_height = 34.0;
+    let f = Frame {
+        width: 640.0,
+        height: 44.0 + 16.0 + row_height * rows.len() as f64,
+        left: 150.0,
+        right: 24.0,
+        top: 16.0,
+        bottom: 44.0,
+        x: range(rows.iter().flat_map(|(_, xs)| xs.iter().copied()), true),
+        y: (0.0, rows.len() as f64),
+    };
+    let desc: Vec<String> = rows
+        .iter()
+        .map(|(label, xs)| {
+            format!(
+                "{label}: {} runs, median {:.1} s",
+                xs.len(),
+                receipts_verifier::numbers::median(xs)
+            )
+        })
+        .collect();
+    let mut out = f.open(id, "Time per run, per policy", &desc.join("; "));
+    f.axes(
+        &mut out,
+        "seconds per run",
+        "",
+        &|v| format!("{v:.0}"),
+        &|_| String::new(),
+    );
+    for (i, (label, xs)) in rows.iter().enumerate() {
+        let y = f.py(rows.len() as f64 - i as f64 - 0.5);
+        let _ = write!(
+            out,
+            "<g class=\"series s{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            i % 6,
+            f.left - 8.0,
+            y + 4.0,
+            esc(label)
+        );
+        for (j, x) in xs.iter().enumerate() {
+            // A small deterministic jitter keeps equal times apart.
+            let jitter = ((j * 7) % 11) as f64 - 5.0;
+            let _ = write!(
+                out,
+                "<circle class=\"dot\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\"/>",
+                f.px(*x),
+                y + jitter
+            );
+        }
+        let m = f.px(receipts_verifier::numbers::median(xs));
+        let _ = write!(
+            out,
+            "<line class=\"median\" x1=\"{m:.1}\" y1=\"{:.1}\" x2=\"{m:.1}\" y2=\"{:.1}\"/></g>",
+            y - 12.0,
+            y + 12.0
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Total cost per tier as bars; the part of a bound above its low end is drawn apart.
+pub fn cost_by_tier(id: &str, bars: &[(String, f64, f64)]) -> String {
+    let row_height = 34.0;
+    let f = Frame {
+        width: 640.0,
+        height: 44.0 + 16.0 + row_height * bars.len() as f64,
+        left: 150.0,
+        right: 24.0,
+        top: 16.0,
+        bottom: 44.0,
+        x: range(bars.iter().map(|(_, _, high)| *high), true),
+        y: (0.0, bars.len() as f64),
+    };
+    let desc: Vec<String> = bars
+        .iter()
+        .map(|(l, lo, hi)| format!("{l}: ${lo:.4}–{hi:.4}"))
+        .collect();
+    let mut out = f.open(id, "Total cost per tier", &desc.join("; "));
+    f.axes(
+        &mut out,
+        "total cost (USD)",
+        "",
+        &|v| format!("{v:.3}"),
+        &|_| String::new(),
+    );
+    for (i, (label, low, high)) in bars.iter().enumerate() {
+        let y = f.py(bars.len() as f64 - i as f64 - 0.5);
+        let (x0, xl, xh) = (f.px(0.0), f.px(*low), f.px(*high));
+        let _ = write!(
+            out,
+            "<g class=\"series s{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"18\"/><rect class=\"unknown\" x=\"{xl:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"18\"/></g>",
+            i % 6,
+            f.left - 8.0,
+            y + 4.0,
+            esc(label),
+            y - 9.0,
+            (xl - x0).max(0.0),
+            y - 9.0,
+            (xh - xl).max(0.0)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// One provider call on the throughput chart.
+pub struct CallPoint {
+    pub series: usize,
+    pub minutes: f64,
+    pub tokens_per_second: f64,
+}
+
+/// Served throughput of each call with known usage against when it started.
+pub fn throughput_over_time(id: &str, series: &[String], points: &[CallPoint]) -> String {
+    let f = Frame {
+        width: 640.0,
+        height: 320.0,
+        left: 56.0,
+        right: 24.0,
+        top: 28.0,
+        bottom: 44.0,
+        x: range(points.iter().map(|p| p.minutes), true),
+        y: range(points.iter().map(|p| p.tokens_per_second), true),
+    };
+    let mut out = f.open(
+        id,
+        "Served throughput of each provider call over the experiment",
+        &format!(
+            "{} calls with known usage, coloured by tier: {}",
+            points.len(),
+            series.join(", ")
+        ),
+    );
+    f.axes(
+        &mut out,
+        "minutes since the first call",
+        "completion tokens per second",
+        &|v| format!("{v:.0}"),
+        &|v| format!("{v:.0}"),
+    );
+    for p in points {
+        let _ = write!(
+            out,
+            "<circle class=\"dot series s{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\"/>",
+            p.series % 6,
+            f.px(p.minutes),
+            f.py(p.tokens_per_second)
+        );
+    }
+    for (i, name) in series.iter().enumerate() {
+        let x = f.left + 10.0 + 130.0 * i as f64;
+        let _ = write!(out, "<g class=\"series s{}\"><circle cx=\"{x:.1}\" cy=\"12\" r=\"5\"/><text x=\"{:.1}\" y=\"16\">{}</text></g>", i % 6, x + 9.0, esc(name));
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_escaped() {
+        let svg = pass_rate_against_cost(
+            "c",
+            &[PolicyPoint {
+                label: "<script>x</script>".into(),
+                pass_rate: 50.0,
+                spread: 5.0,
+                cost_low: 0.1,
+                cost_high: 0.2,
+            }],
+        );
+        assert!(!svg.contains("<script>"));
+        assert!(svg.contains("&lt;script&gt;"));
+    }
+
+    #[test]
+    fn empty_charts_do_not_panic() {
+        assert!(pass_rate_against_cost("a", &[]).ends_with("</svg>"));
+        assert!(time_distribution("b", &[]).ends_with("</svg>"));
+        assert!(cost_by_tier("c", &[]).ends_with("</svg>"));
+        assert!(throughput_over_time("d", &[], &[]).ends_with("</svg>"));
+    }
+}

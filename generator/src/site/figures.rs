@@ -1,0 +1,177 @@
+//! The charts of an experiment, with the tables that carry their numbers,
+//! from the recomputed analysis and the runs the primary analysis counts.
+
+use serde::Serialize;
+
+use receipts_verifier::cost::attempt_cost;
+use receipts_verifier::numbers::{mean, median, primary_runs, JudgedRun};
+use receipts_verifier::time;
+use receipts_verifier::verify::ExperimentVerification;
+
+use crate::charts::{self, CallPoint, PolicyPoint};
+use crate::load::LoadedExperiment;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Inline SVG, made by [`crate::charts`].
+    pub pass_against_cost: String,
+    pub time_distribution: String,
+    pub cost_by_tier: String,
+    pub throughput: String,
+    pub times: Vec<TimeRow>,
+    pub throughput_rows: Vec<ThroughputRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeRow {
+    pub label: String,
+    pub runs: usize,
+    pub min: f64,
+    pub median: f64,
+    pub mean: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThroughputRow {
+    pub label: String,
+    pub calls: usize,
+    pub median_tps: f64,
+    pub first_hour_tps: f64,
+    pub last_hour_tps: f64,
+}
+
+pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures {
+    let e = &loaded.experiment;
+    let id = &loaded.dir;
+    let tier_label = |tier: &str| {
+        e.tiers
+            .iter()
+            .find(|t| t.id == tier)
+            .map_or(tier.to_string(), |t| t.label.clone())
+    };
+
+    let points: Vec<PolicyPoint> = v
+        .primary
+        .policies
+        .iter()
+        .map(|p| PolicyPoint {
+            label: p.policy.clone(),
+            pass_rate: p.pass_rate_pct,
+            spread: p.pass_rate_sd_pct,
+            cost_low: p.cost_per_task_usd.low,
+            cost_high: p.cost_per_task_usd.high,
+        })
+        .collect();
+
+    let judged: Vec<JudgedRun<'_>> = loaded
+        .runs
+        .iter()
+        .zip(&v.runs)
+        .map(|(run, rv)| JudgedRun {
+            run,
+            attempts_passed: &rv.attempts_passed,
+        })
+        .collect();
+    let counted = primary_runs(&judged);
+    let mut time_rows = Vec::new();
+    let mut times = Vec::new();
+    for p in &e.policies {
+        let xs: Vec<f64> = counted
+            .iter()
+            .filter(|j| j.run.policy == p.id)
+            .map(|j| j.run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0)
+            .collect();
+        if xs.is_empty() {
+            continue;
+        }
+        times.push(TimeRow {
+            label: p.label.clone(),
+            runs: xs.len(),
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            median: median(&xs),
+            mean: mean(&xs),
+            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        });
+        time_rows.push((p.id.clone(), xs));
+    }
+
+    let bars: Vec<(String, f64, f64)> = e
+        .tiers
+        .iter()
+        .filter_map(|t| {
+            let mut cost = receipts_verifier::cost::Cost::ZERO;
+            let mut any = false;
+            for j in &counted {
+                for a in j.run.attempts.iter().filter(|a| a.tier == t.id) {
+                    cost = cost + attempt_cost(a, &e.prices).ok()?;
+                    any = true;
+                }
+            }
+            any.then(|| (t.id.clone(), cost.low, cost.high))
+        })
+        .collect();
+
+    let start = counted
+        .iter()
+        .flat_map(|j| j.run.calls())
+        .filter_map(|c| time::parse(&c.started_at).ok())
+        .min()
+        .map_or(0, |t| t.0);
+    let series: Vec<String> = e.tiers.iter().map(|t| t.id.clone()).collect();
+    let mut calls: Vec<CallPoint> = Vec::new();
+    for j in &counted {
+        for a in &j.run.attempts {
+            let series = e.tiers.iter().position(|t| t.id == a.tier).unwrap_or(0);
+            for c in &a.calls {
+                let (Some(u), Ok(t)) = (c.usage, time::parse(&c.started_at)) else {
+                    continue;
+                };
+                if c.latency_ms == 0 {
+                    continue;
+                }
+                calls.push(CallPoint {
+                    series,
+                    minutes: (t.0 - start) as f64 / 60_000.0,
+                    tokens_per_second: u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64,
+                });
+            }
+        }
+    }
+    let throughput_rows = e
+        .tiers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let of_tier: Vec<&CallPoint> = calls.iter().filter(|c| c.series == i).collect();
+            if of_tier.is_empty() {
+                return None;
+            }
+            let tps = |pred: &dyn Fn(&CallPoint) -> bool| {
+                let xs: Vec<f64> = of_tier
+                    .iter()
+                    .filter(|c| pred(c))
+                    .map(|c| c.tokens_per_second)
+                    .collect();
+                median(&xs)
+            };
+            let end = of_tier.iter().map(|c| c.minutes).fold(0.0, f64::max);
+            Some(ThroughputRow {
+                label: tier_label(&t.id),
+                calls: of_tier.len(),
+                median_tps: tps(&|_| true),
+                first_hour_tps: tps(&|c| c.minutes < 60.0),
+                last_hour_tps: tps(&|c| c.minutes >= end - 60.0),
+            })
+        })
+        .collect();
+
+    Figures {
+        pass_against_cost: charts::pass_rate_against_cost(&format!("{id}-pass-cost"), &points),
+        time_distribution: charts::time_distribution(&format!("{id}-time"), &time_rows),
+        cost_by_tier: charts::cost_by_tier(&format!("{id}-cost-tier"), &bars),
+        throughput: charts::throughput_over_time(&format!("{id}-throughput"), &series, &calls),
+        times,
+        throughput_rows,
+    }
+}
