@@ -200,6 +200,13 @@ fn render_pages(
         &all,
         minijinja::context! {},
     )?;
+    page(
+        "compare.html",
+        "compare.html",
+        any_simulated,
+        &none,
+        minijinja::context! {},
+    )?;
     for (view, loaded) in experiments.iter().zip(&corpus.experiments) {
         let scope = VerifyScope::of(
             &Scope::Experiment {
@@ -226,13 +233,26 @@ fn render_pages(
                 .map(move |(r, rv)| site::run_row(e, r, rv))
         })
         .collect();
-    page(
-        "runs.html",
-        "runs/index.html",
-        any_simulated,
-        &all,
-        minijinja::context! { runs => rows },
-    )?;
+    // The index in parts for the browser's filters, then in pages for reading.
+    let parts: Vec<&[site::RunRow]> = rows.chunks(site::PART_ROWS).collect();
+    for (i, part) in parts.iter().enumerate() {
+        let compact: Vec<site::Compact> = part.iter().map(site::compact).collect();
+        let json = serde_json::json!({ "columns": site::COLUMNS, "rows": compact });
+        staging.write(
+            &format!("runs/rows-{}.json", i + 1),
+            serde_json::to_string(&json)?.as_bytes(),
+        )?;
+    }
+    for index in site::pages(&rows, parts.len()) {
+        let path = site::page_href(index.number);
+        page(
+            "runs.html",
+            &path,
+            any_simulated,
+            &all,
+            minijinja::context! { index => index },
+        )?;
+    }
     if let Some(showcase) = &corpus.showcase {
         let picks: Vec<ShowcasePick> = showcase
             .showcase
@@ -246,7 +266,7 @@ fn render_pages(
             .collect();
         let ctx = minijinja::context! {
             title => &showcase.showcase.title,
-            narrative_html => crate::markdown::render(&showcase.narrative),
+            narrative_html => crate::markdown::render_below(&showcase.narrative, 1),
             picks => picks,
         };
         page("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
@@ -280,10 +300,19 @@ fn render_pages(
         bar.set_prefix("rendering");
         bar
     };
+    // Runs of the same cell under other policies, for the compare links.
+    let cells: Vec<site::Cells<'_>> = corpus.experiments.iter().map(site::cells).collect();
     run_pages.par_iter().try_for_each(|&(e, r)| -> Result<()> {
         let loaded = &corpus.experiments[e];
         let run = &loaded.runs[r];
-        let view = site::run_view(corpus, loaded, r, &verified.experiments[e].runs[r]);
+        let siblings = &cells[e][&(run.task.as_str(), run.profile.as_str(), run.seed)];
+        let view = site::run_view(
+            corpus,
+            loaded,
+            r,
+            &verified.experiments[e].runs[r],
+            siblings,
+        );
         let path = run_href(&view.id);
         let scope = Scope::Run {
             experiment: loaded.dir.clone(),

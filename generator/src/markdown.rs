@@ -24,6 +24,16 @@ pub fn is_safe_url(url: &str) -> bool {
 
 /// Renders Markdown to HTML that holds no markup from the source.
 pub fn render(markdown: &str) -> String {
+    render_below(markdown, 0)
+}
+
+/// As [`render`], with every heading moved `levels` down (`#` becomes `<h3>`
+/// for 2), for Markdown shown inside a page that has its own headings.
+pub fn render_below(markdown: &str, levels: usize) -> String {
+    use pulldown_cmark::{HeadingLevel, TagEnd};
+    let shift = |level: HeadingLevel| {
+        HeadingLevel::try_from((level as usize + levels).min(6)).unwrap_or(HeadingLevel::H6)
+    };
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
     let events = Parser::new_ext(markdown, options).map(|event| match event {
@@ -50,6 +60,18 @@ pub fn render(markdown: &str) -> String {
             title,
             id,
         }),
+        Event::Start(Tag::Heading {
+            level,
+            id,
+            classes,
+            attrs,
+        }) => Event::Start(Tag::Heading {
+            level: shift(level),
+            id,
+            classes,
+            attrs,
+        }),
+        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(shift(level))),
         other => other,
     });
     let mut out = String::new();

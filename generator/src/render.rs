@@ -40,9 +40,15 @@ const TEMPLATES: &[(&str, &str)] = &[
         "verify.html",
         include_str!("../../site-templates/verify.html"),
     ),
+    (
+        "compare.html",
+        include_str!("../../site-templates/compare.html"),
+    ),
 ];
 
 pub const VERIFY_JS: &str = "assets/verify.js";
+pub const RUNS_JS: &str = "assets/runs.js";
+pub const COMPARE_JS: &str = "assets/compare.js";
 pub const WORKER_JS: &str = "assets/verify-worker.js";
 pub const GLUE_JS: &str = "assets/receipts_verifier.js";
 pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
@@ -60,6 +66,14 @@ pub const ASSETS: &[(&str, &[u8])] = &[
     (
         VERIFY_JS,
         include_bytes!("../../site-templates/assets/verify.js"),
+    ),
+    (
+        RUNS_JS,
+        include_bytes!("../../site-templates/assets/runs.js"),
+    ),
+    (
+        COMPARE_JS,
+        include_bytes!("../../site-templates/assets/compare.js"),
     ),
     (
         WORKER_JS,
@@ -114,6 +128,8 @@ impl VerifyScope {
 #[derive(Debug, Clone, Serialize)]
 struct Integrity {
     verify: String,
+    runs: String,
+    compare: String,
     worker: String,
     glue: String,
     wasm: String,
@@ -135,6 +151,8 @@ impl Renderer {
         }
         let integrity = Integrity {
             verify: integrity(VERIFY_JS),
+            runs: integrity(RUNS_JS),
+            compare: integrity(COMPARE_JS),
             worker: integrity(WORKER_JS),
             glue: integrity(GLUE_JS),
             wasm: integrity(WASM),

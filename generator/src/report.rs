@@ -1,96 +1,62 @@
-//! `receipts export`: one run as a self-contained report file, and reading
-//! one back for `receipts verify <report.json>`.
+//! `receipts export`: one run as a self-contained report file. The report is
+//! assembled by the verification core from the published files the run needs,
+//! exactly as the browser's Export button assembles it.
 
 use std::collections::BTreeMap;
 
-use receipts_verifier::cost::run_cost;
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::format_sums;
-use receipts_verifier::model::{
-    CostBound, FormatVersion, Report, ReportClaims, ReportKind, ReportObject,
-};
+use receipts_verifier::model::Report;
+use receipts_verifier::verify::assemble_report;
 
 use crate::error::InputError;
-use crate::load::{Corpus, TASKS_DIR};
-use crate::verification::Verified;
+use crate::load::{Corpus, OBJECTS_DIR, TASKS_DIR};
 
 /// The report of run `run_id`, with the records it needs verbatim.
-pub fn export(corpus: &Corpus, verified: &Verified, run_id: &str) -> Result<Report, InputError> {
+pub fn export(corpus: &Corpus, run_id: &str) -> Result<Report, InputError> {
     let found = corpus
         .experiments
         .iter()
-        .enumerate()
-        .find_map(|(e, loaded)| {
-            loaded
-                .runs
-                .iter()
-                .position(|r| r.id == run_id)
-                .map(|r| (e, r))
-        });
-    let Some((e, r)) = found else {
+        .find_map(|e| e.runs.iter().find(|r| r.id == run_id).map(|r| (e, r)));
+    let Some((loaded, run)) = found else {
         return Err(InputError::new(
             corpus.records_name.clone(),
             format!("no run has the id `{run_id}`"),
         ));
     };
-    let loaded = &corpus.experiments[e];
-    let run = &loaded.runs[r];
-    let task = &corpus.tasks[&run.task];
-    let paths = [
+    let mut paths = vec![
         format!("{}/experiment.json", loaded.dir),
-        format!("{TASKS_DIR}/{}.json", task.id),
+        format!("{TASKS_DIR}/{}.json", run.task),
         format!("{}/runs/{}.json", loaded.dir, run.id),
     ];
-    let mut records = BTreeMap::new();
-    let mut record_digests = BTreeMap::new();
-    for path in paths {
-        let file = corpus.records_dir.join(&path);
-        let bytes = std::fs::read(&file).map_err(|err| {
-            InputError::new(format!("{}/{path}", corpus.records_name), err.to_string())
-        })?;
-        let text = crate::parse::utf8(&format!("{}/{path}", corpus.records_name), bytes)?;
-        record_digests.insert(path.clone(), sha256_hex(text.as_bytes()));
-        records.insert(path, text);
+    if let Some(task) = corpus.tasks.get(&run.task) {
+        paths.extend(
+            task.inputs
+                .iter()
+                .map(|i| format!("{OBJECTS_DIR}/{}", i.sha256)),
+        );
     }
-    let mut digests: Vec<&str> = task.inputs.iter().map(|i| i.sha256.as_str()).collect();
-    digests.extend(
+    paths.extend(
         run.attempts
             .iter()
             .filter_map(|a| a.artifact.as_ref())
-            .map(|f| f.sha256.as_str()),
+            .map(|f| format!("{OBJECTS_DIR}/{}", f.sha256)),
     );
-    digests.extend(
+    paths.extend(
         run.attempts
             .iter()
             .flat_map(|a| &a.turns)
-            .filter_map(|t| t.result.sha256.as_deref()),
+            .filter_map(|t| t.result.sha256.as_ref())
+            .map(|d| format!("{OBJECTS_DIR}/{d}")),
     );
-    let objects = digests
-        .into_iter()
-        .filter_map(|d| {
-            corpus
-                .objects
-                .get(d)
-                .map(|b| (d.to_string(), ReportObject::encode(b)))
-        })
-        .collect();
-    let cost = run_cost(run, &loaded.experiment.prices).unwrap_or_default();
-    Ok(Report {
-        format_version: FormatVersion,
-        kind: ReportKind::Report,
-        run: run.id.clone(),
-        experiment_dir: loaded.dir.clone(),
-        records,
-        objects,
-        record_digests,
-        records_digest: sha256_hex(format_sums(&corpus.record_digests).as_bytes()),
-        claims: ReportClaims {
-            passed: verified.experiments[e].runs[r].passed(),
-            cost_usd: CostBound {
-                low: cost.low,
-                high: cost.high,
-            },
-            time_s: run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
-        },
-    })
+    let mut files = BTreeMap::new();
+    for path in paths {
+        let name = format!("{}/{path}", corpus.records_name);
+        let bytes = std::fs::read(corpus.records_dir.join(&path))
+            .map_err(|e| InputError::new(&name, e.to_string()))?;
+        files.insert(path, bytes);
+    }
+    let records_digest = sha256_hex(format_sums(&corpus.record_digests).as_bytes());
+    assemble_report(&files, &loaded.dir, run_id, &records_digest)
+        .map_err(|e| InputError::new(corpus.records_name.clone(), e))
 }

@@ -102,6 +102,19 @@ function verifySite(job) {
   });
 }
 
+function exportReport(job) {
+  var bundle = new wasm_bindgen.Bundle();
+  return fetchAll(job.base, job.files, function (path, bytes) {
+    if (bytes !== null && path.indexOf("data/") === 0) bundle.add(path.slice(5), bytes);
+  }, function (done, total) {
+    postMessage({ type: "progress", done: done, total: total });
+  }).then(function () {
+    var text = bundle.export_report(job.dir, job.run, job.recordsDigest);
+    postMessage({ type: "export", name: job.run + ".report.json", text: text });
+    return null;
+  });
+}
+
 function verifyReport(job) {
   var result = JSON.parse(wasm_bindgen.verify_report_text(job.text));
   return result;
@@ -110,9 +123,10 @@ function verifyReport(job) {
 onmessage = function (event) {
   var job = event.data;
   init(job.wasm, job.wasmIntegrity).then(function () {
+    if (job.type === "export") return exportReport(job);
     return job.type === "report" ? verifyReport(job) : verifySite(job);
   }).then(function (result) {
-    postMessage({ type: "result", result: result });
+    if (result) postMessage({ type: "result", result: result });
   }).catch(function (e) {
     postMessage({ type: "error", message: String(e && e.message || e) });
   });

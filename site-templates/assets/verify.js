@@ -118,6 +118,18 @@
           progress.hidden = true;
           button.disabled = false;
           show(m.result);
+        } else if (m.type === "export") {
+          progress.hidden = true;
+          button.disabled = false;
+          var link = document.createElement("a");
+          link.href = URL.createObjectURL(new Blob([m.text], { type: "application/json" }));
+          link.download = m.name;
+          link.textContent = "Download " + m.name;
+          link.id = "report-download";
+          results.textContent = "";
+          results.appendChild(link);
+          setStatus("exported", 0, 0, "The report is ready: " + m.name + ".");
+          link.click();
         } else if (m.type === "error") {
           fail(m.message);
         }
@@ -146,6 +158,21 @@
       recordsDigest: panel.dataset.recordsDigest
     });
   });
+
+  var exportButton = document.getElementById("export-report");
+  if (exportButton) {
+    exportButton.hidden = false;
+    exportButton.addEventListener("click", function () {
+      run({
+        type: "export",
+        base: abs(panel.dataset.root),
+        files: panel.dataset.files.split(" "),
+        dir: exportButton.dataset.dir,
+        run: exportButton.dataset.run,
+        recordsDigest: panel.dataset.recordsDigest
+      });
+    });
+  }
 
   function verifyReportFile(file) {
     file.text().then(function (content) {

@@ -37,6 +37,46 @@ let wasm_bindgen = (function(exports) {
             }
             wasm.bundle_add(this.__wbg_ptr, ptr0, len0, ptr1, len1);
         }
+        /**
+         * The report of run `run` of experiment directory `dir`, as `receipts
+         * export` writes it (pretty JSON and a final newline).
+         * @param {string} dir
+         * @param {string} run
+         * @param {string} records_digest
+         * @returns {string}
+         */
+        export_report(dir, run, records_digest) {
+            let deferred5_0;
+            let deferred5_1;
+            try {
+                let ptr0, len0, ptr1, len1, ptr2, len2;
+                try {
+                    ptr0 = passStringToWasm0(dir, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    len0 = WASM_VECTOR_LEN;
+                    ptr1 = passStringToWasm0(run, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    len1 = WASM_VECTOR_LEN;
+                    ptr2 = passStringToWasm0(records_digest, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    len2 = WASM_VECTOR_LEN;
+                } catch (e) {
+                    if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                    if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                    if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                    throw e;
+                }
+                const ret = wasm.bundle_export_report(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+                var ptr4 = ret[0];
+                var len4 = ret[1];
+                if (ret[3]) {
+                    ptr4 = 0; len4 = 0;
+                    throw takeFromExternrefTable0(ret[2]);
+                }
+                deferred5_0 = ptr4;
+                deferred5_1 = len4;
+                return getStringFromWasm0(ptr4, len4);
+            } finally {
+                wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+            }
+        }
         constructor() {
             const ret = wasm.bundle_new();
             this.__wbg_ptr = ret;

@@ -41,6 +41,22 @@ impl Bundle {
         self.files.insert(path, bytes);
     }
 
+    /// The report of run `run` of experiment directory `dir`, as `receipts
+    /// export` writes it (pretty JSON and a final newline).
+    pub fn export_report(
+        &self,
+        dir: &str,
+        run: &str,
+        records_digest: &str,
+    ) -> Result<String, JsError> {
+        let report = crate::verify::assemble_report(&self.files, dir, run, records_digest)
+            .map_err(|e| JsError::new(&e))?;
+        let mut text =
+            serde_json::to_string_pretty(&report).map_err(|e| JsError::new(&e.to_string()))?;
+        text.push('\n');
+        Ok(text)
+    }
+
     /// Verifies the files within `scope` (JSON, e.g. `{"scope":"all"}`);
     /// returns the result as JSON: `{"tally": …, "receipts": […]}`.
     pub fn verify(&self, scope: &str) -> Result<String, JsError> {

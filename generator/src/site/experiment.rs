@@ -450,7 +450,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
             .iter()
             .filter(|r| r.subject == results_subject)
             .count(),
-        log_html: markdown::render(&loaded.log),
+        log_html: markdown::render_below(&loaded.log, 2),
         figures: super::figures(loaded, v),
         run_rows: loaded
             .runs

@@ -5,10 +5,12 @@
 
 mod experiment;
 mod figures;
+mod index;
 mod run;
 
 pub use experiment::*;
 pub use figures::*;
+pub use index::*;
 pub use run::*;
 
 use serde::Serialize;

@@ -29,6 +29,10 @@ pub struct RunRow {
     /// Whether every receipt of the run was recomputed and agrees.
     pub verified: String,
     pub mark: String,
+    /// Some call stopped at its output budget (`finish_reason` `length`).
+    pub truncated: bool,
+    /// Some call lost its usage (its cost is a bound).
+    pub lost_usage: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -54,9 +58,19 @@ pub struct RunView {
     pub replaces: Option<Link>,
     pub replaced_by: Option<Link>,
     pub record_href: String,
+    /// The experiment's directory under `data/`.
+    pub experiment_dir: String,
+    /// Runs of the same task, profile and seed under other policies.
+    pub compare: Vec<CompareLink>,
     pub prev: Option<String>,
     pub next: Option<String>,
     pub attempts: Vec<AttemptView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareLink {
+    pub id: String,
+    pub label: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -126,6 +140,8 @@ pub struct ArtifactView {
     pub href: String,
     /// The artifact as text (JSON pretty-printed), or `None` when it is not UTF-8.
     pub text: Option<String>,
+    /// A CSV artifact as rows (the first is the header), when it parses.
+    pub table: Option<Vec<Vec<String>>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -163,6 +179,20 @@ fn overall(receipts: &[Receipt]) -> Status {
     } else {
         Status::Pass
     }
+}
+
+/// The runs of each cell (task, profile, seed) of an experiment, by index.
+pub type Cells<'a> = std::collections::BTreeMap<(&'a str, &'a str, u64), Vec<usize>>;
+
+pub fn cells(loaded: &LoadedExperiment) -> Cells<'_> {
+    let mut cells = Cells::new();
+    for (i, r) in loaded.runs.iter().enumerate() {
+        cells
+            .entry((r.task.as_str(), r.profile.as_str(), r.seed))
+            .or_default()
+            .push(i);
+    }
+    cells
 }
 
 /// The published files a run's receipts are recomputed from: its record, its
@@ -212,6 +242,10 @@ pub fn run_row(loaded: &LoadedExperiment, run: &Run, verification: &RunVerificat
         replaces: run.replaces.clone().unwrap_or_default(),
         verified: label(&status),
         mark: mark(status).to_string(),
+        truncated: run
+            .calls()
+            .any(|c| c.finish_reason == Some(receipts_verifier::model::FinishReason::Length)),
+        lost_usage: run.calls().any(|c| c.usage.is_none()),
     }
 }
 
@@ -225,6 +259,7 @@ pub fn run_view(
     loaded: &LoadedExperiment,
     index: usize,
     verification: &RunVerification,
+    siblings: &[usize],
 ) -> RunView {
     let run = &loaded.runs[index];
     let e = &loaded.experiment;
@@ -265,6 +300,18 @@ pub fn run_view(
             .find(|r| r.replaces.as_deref() == Some(run.id.as_str()))
             .map(|r| link(&r.id)),
         record_href: format!("data/{}/runs/{}.json", loaded.dir, run.id),
+        experiment_dir: loaded.dir.clone(),
+        compare: siblings
+            .iter()
+            .filter(|&&i| i != index)
+            .map(|&i| {
+                let other = &loaded.runs[i];
+                CompareLink {
+                    id: other.id.clone(),
+                    label: format!("{} ({})", other.policy, other.id),
+                }
+            })
+            .collect(),
         prev: index.checked_sub(1).map(|i| run_href(&loaded.runs[i].id)),
         next: loaded.runs.get(index + 1).map(|r| run_href(&r.id)),
         attempts: run
@@ -362,6 +409,11 @@ fn attempt_view(
                 .objects
                 .get(&f.sha256)
                 .and_then(|b| readable(b, &f.media_type)),
+            table: corpus
+                .objects
+                .get(&f.sha256)
+                .filter(|_| f.media_type == "text/csv")
+                .and_then(|b| csv_rows(b)),
         }),
         checks: verification
             .checks
@@ -410,4 +462,15 @@ fn readable(bytes: &[u8], media_type: &str) -> Option<String> {
         }
     }
     Some(text.to_string())
+}
+
+/// A CSV file as rows of cells, or `None` when it does not parse.
+fn csv_rows(bytes: &[u8]) -> Option<Vec<Vec<String>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes);
+    reader
+        .records()
+        .map(|r| r.ok().map(|rec| rec.iter().map(str::to_string).collect()))
+        .collect()
 }

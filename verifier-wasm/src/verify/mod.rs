@@ -18,7 +18,7 @@ pub use experiment::{
 pub use published::{
     agrees, display, display_like, published_fields, values_agree, PublishedField,
 };
-pub use report::verify_report;
+pub use report::{assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};
 
 use std::collections::BTreeMap;

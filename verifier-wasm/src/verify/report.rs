@@ -134,3 +134,90 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
     ));
     out
 }
+
+/// Assembles the report of run `run` of experiment directory `dir` from the
+/// published files it needs (paths under the records root): the experiment,
+/// task and run records and the objects the run names. `records_digest` is
+/// the site's. The same function serves `receipts export` and the browser.
+pub fn assemble_report(
+    files: &BTreeMap<String, Vec<u8>>,
+    dir: &str,
+    run: &str,
+    records_digest: &str,
+) -> Result<Report, String> {
+    let text = |path: &str| -> Result<String, String> {
+        let bytes = files
+            .get(path)
+            .ok_or_else(|| format!("{path} is missing"))?;
+        String::from_utf8(bytes.clone()).map_err(|_| format!("{path} is not UTF-8"))
+    };
+    let run_path = format!("{dir}/runs/{run}.json");
+    let experiment_path = format!("{dir}/experiment.json");
+    let run_text = text(&run_path)?;
+    let experiment_text = text(&experiment_path)?;
+    let parsed: Run = serde_json::from_str(&run_text).map_err(|e| format!("{run_path}: {e}"))?;
+    let experiment: Experiment =
+        serde_json::from_str(&experiment_text).map_err(|e| format!("{experiment_path}: {e}"))?;
+    let task_path = format!("tasks/{}.json", parsed.task);
+    let task_text = text(&task_path)?;
+    let task: Task = serde_json::from_str(&task_text).map_err(|e| format!("{task_path}: {e}"))?;
+
+    let mut digests: Vec<&str> = task.inputs.iter().map(|i| i.sha256.as_str()).collect();
+    digests.extend(
+        parsed
+            .attempts
+            .iter()
+            .filter_map(|a| a.artifact.as_ref())
+            .map(|f| f.sha256.as_str()),
+    );
+    digests.extend(
+        parsed
+            .attempts
+            .iter()
+            .flat_map(|a| &a.turns)
+            .filter_map(|t| t.result.sha256.as_deref()),
+    );
+    let objects: BTreeMap<String, Vec<u8>> = digests
+        .into_iter()
+        .filter_map(|d| {
+            files
+                .get(&format!("objects/{d}"))
+                .map(|b| (d.to_string(), b.clone()))
+        })
+        .collect();
+
+    let inputs = task_input_bytes(&task, &objects);
+    let verification = verify_run(&run_path, &parsed, &task, &inputs, &objects);
+    let cost = run_cost(&parsed, &experiment.prices).map_err(|e| e.to_string())?;
+    let records: BTreeMap<String, String> = [
+        (experiment_path, experiment_text),
+        (task_path, task_text),
+        (run_path, run_text),
+    ]
+    .into_iter()
+    .collect();
+    Ok(Report {
+        format_version: crate::model::FormatVersion,
+        kind: crate::model::ReportKind::Report,
+        run: run.to_string(),
+        experiment_dir: dir.to_string(),
+        record_digests: records
+            .iter()
+            .map(|(p, t)| (p.clone(), sha256_hex(t.as_bytes())))
+            .collect(),
+        records,
+        objects: objects
+            .iter()
+            .map(|(d, b)| (d.clone(), crate::model::ReportObject::encode(b)))
+            .collect(),
+        records_digest: records_digest.to_string(),
+        claims: crate::model::ReportClaims {
+            passed: verification.passed(),
+            cost_usd: crate::model::CostBound {
+                low: cost.low,
+                high: cost.high,
+            },
+            time_s: parsed.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
+        },
+    })
+}

@@ -1,0 +1,81 @@
+//! The numbers on the landing and experiment pages are recomputed from the
+//! runs by the verification core: change a run and the figures change.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{receipts, sample_copy, stderr};
+
+/// The mean time per run of `policy` in E01, computed here from the run records.
+fn mean_time(root: &Path, policy: &str) -> f64 {
+    let mut times = Vec::new();
+    for entry in fs::read_dir(root.join("experiments/E01/runs")).expect("runs") {
+        let run: serde_json::Value =
+            serde_json::from_slice(&fs::read(entry.expect("entry").path()).expect("read"))
+                .expect("json");
+        if run["policy"] == policy {
+            let ms: u64 = run["attempts"]
+                .as_array()
+                .expect("attempts")
+                .iter()
+                .map(|a| a["duration_ms"].as_u64().expect("ms"))
+                .sum();
+            times.push(ms as f64 / 1000.0);
+        }
+    }
+    times.iter().sum::<f64>() / times.len() as f64
+}
+
+fn pages(root: &Path) -> (String, String) {
+    let out = receipts(root, &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    (
+        fs::read_to_string(root.join("site/index.html")).expect("landing"),
+        fs::read_to_string(root.join("site/experiments/E01.html")).expect("experiment"),
+    )
+}
+
+#[test]
+fn figures_follow_the_runs() {
+    let dir = sample_copy();
+    let root = dir.path();
+    let before = mean_time(root, "always-medium");
+    let (landing, experiment) = pages(root);
+    let shown = format!("✓ {before:.1} s");
+    assert!(
+        landing.contains(&shown),
+        "the landing page shows the recomputed mean {shown}"
+    );
+    assert!(
+        experiment.contains(&shown),
+        "the experiment page shows the recomputed mean {shown}"
+    );
+
+    // One run of that policy takes 300 s longer.
+    let run = root.join("experiments/E01/runs/E01-invoice-cleanup-careful-s1-always-medium.json");
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&fs::read(&run).expect("run")).expect("json");
+    let ms = value["attempts"][0]["duration_ms"].as_u64().expect("ms");
+    value["attempts"][0]["duration_ms"] = serde_json::json!(ms + 300_000);
+    fs::write(&run, serde_json::to_vec_pretty(&value).expect("json")).expect("write");
+
+    let after = mean_time(root, "always-medium");
+    assert!((after - before - 300.0 / 18.0).abs() < 1e-9);
+    let (landing, experiment) = pages(root);
+    // The published figure no longer agrees: the page shows it failing, with the new recomputed value.
+    let shown = format!("✗ {after:.1} s");
+    assert!(
+        landing.contains(&shown),
+        "the landing page shows the new recomputed mean {shown}"
+    );
+    assert!(
+        experiment.contains(&shown),
+        "the experiment page shows the new recomputed mean {shown}"
+    );
+    assert!(
+        experiment.contains(&format!("{before:.1} s")),
+        "and the published figure beside it"
+    );
+}
