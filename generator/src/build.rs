@@ -15,7 +15,7 @@ use receipts_verifier::verify::{Status, Tally};
 
 use crate::error::InputError;
 use crate::load::{self, Corpus, OBJECTS_DIR};
-use crate::render::{Renderer, VerifyScope, ASSETS};
+use crate::render::{Renderer, Theme, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::validate;
 use crate::verification::{self, Verified};
@@ -36,6 +36,9 @@ pub struct BuildOptions {
     pub out: PathBuf,
     /// No progress bar.
     pub quiet: bool,
+    /// Read templates and page assets from this directory instead of the
+    /// ones built in (`receipts serve` uses `site-templates/` when present).
+    pub templates: Option<PathBuf>,
 }
 
 /// What a build produced.
@@ -97,11 +100,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
 
     let staging = Staging::new(&options.out)?;
     let records_digest = publish_data(&corpus, &staging)?;
-    let renderer = Renderer::new(site::site_info(&corpus, &records_digest))?;
+    let theme = match &options.templates {
+        Some(dir) => Theme::from_dir(dir)?,
+        None => Theme::embedded(),
+    };
+    let renderer = Renderer::new(site::site_info(&corpus, &records_digest), &theme)?;
     timer.lap("model");
     let pages = render_pages(&corpus, &verified, &renderer, &staging, options.quiet)?;
     timer.lap("render");
-    for (rel, bytes) in ASSETS {
+    for (rel, bytes) in &theme.assets {
         staging.write(rel, bytes)?;
     }
     staging.write(".nojekyll", b"")?;

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod parse;
 pub mod render;
 pub mod report;
+pub mod serve;
 pub mod simulate;
 pub mod site;
 pub mod validate;

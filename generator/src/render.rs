@@ -91,18 +91,61 @@ pub const ASSETS: &[(&str, &[u8])] = &[
     ),
 ];
 
-/// The Subresource Integrity value of an asset: `sha384-<base64>`.
-pub fn integrity(path: &str) -> String {
-    use base64::Engine;
-    use sha2::{Digest, Sha384};
-    let bytes = ASSETS
-        .iter()
-        .find(|(p, _)| *p == path)
-        .map_or(&[][..], |(_, b)| *b);
-    format!(
-        "sha384-{}",
-        base64::engine::general_purpose::STANDARD.encode(Sha384::digest(bytes))
-    )
+/// The templates and assets a site is rendered with: those embedded in the
+/// binary, or (while previewing) those in a `site-templates/` directory, so
+/// edits show without rebuilding `receipts`. The verifier's wasm and glue are
+/// always the embedded ones.
+pub struct Theme {
+    templates: Vec<(String, String)>,
+    pub assets: Vec<(String, Vec<u8>)>,
+}
+
+impl Theme {
+    pub fn embedded() -> Theme {
+        Theme {
+            templates: TEMPLATES
+                .iter()
+                .map(|(n, s)| (n.to_string(), s.to_string()))
+                .collect(),
+            assets: ASSETS
+                .iter()
+                .map(|(p, b)| (p.to_string(), b.to_vec()))
+                .collect(),
+        }
+    }
+
+    /// Templates and page assets read from `dir` (laid out as `site-templates/`).
+    pub fn from_dir(dir: &std::path::Path) -> Result<Theme> {
+        let mut theme = Theme::embedded();
+        for (name, source) in &mut theme.templates {
+            let path = dir.join(name.as_str());
+            *source = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+        }
+        for (path, bytes) in &mut theme.assets {
+            if path.as_str() == GLUE_JS || path.as_str() == WASM {
+                continue;
+            }
+            let file = dir.join(path.as_str());
+            *bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        }
+        Ok(theme)
+    }
+
+    /// The Subresource Integrity value of an asset: `sha384-<base64>`.
+    pub fn integrity(&self, path: &str) -> String {
+        use base64::Engine;
+        use sha2::{Digest, Sha384};
+        let bytes = self
+            .assets
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or(&[][..], |(_, b)| b.as_slice());
+        format!(
+            "sha384-{}",
+            base64::engine::general_purpose::STANDARD.encode(Sha384::digest(bytes))
+        )
+    }
 }
 
 /// What the Verify control of a page checks.
@@ -142,20 +185,20 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    pub fn new(site: SiteInfo) -> Result<Renderer> {
+    pub fn new(site: SiteInfo, theme: &Theme) -> Result<Renderer> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
-        for (name, source) in TEMPLATES {
-            env.add_template(name, source)
-                .with_context(|| format!("template {name}"))?;
+        for (name, source) in &theme.templates {
+            env.add_template_owned(name.clone(), source.clone())
+                .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;
         }
         let integrity = Integrity {
-            verify: integrity(VERIFY_JS),
-            runs: integrity(RUNS_JS),
-            compare: integrity(COMPARE_JS),
-            worker: integrity(WORKER_JS),
-            glue: integrity(GLUE_JS),
-            wasm: integrity(WASM),
+            verify: theme.integrity(VERIFY_JS),
+            runs: theme.integrity(RUNS_JS),
+            compare: theme.integrity(COMPARE_JS),
+            worker: theme.integrity(WORKER_JS),
+            glue: theme.integrity(GLUE_JS),
+            wasm: theme.integrity(WASM),
         };
         Ok(Renderer {
             env,

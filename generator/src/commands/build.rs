@@ -27,6 +27,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         root: args.root,
         out: args.out.clone(),
         quiet: args.quiet,
+        templates: None,
     };
     let report = build(&options)?;
     if !args.quiet {

@@ -3,6 +3,7 @@
 mod build;
 mod export;
 pub mod schema;
+mod serve;
 mod simulate;
 mod verify;
 
@@ -26,6 +27,8 @@ pub struct Cli {
 pub enum Command {
     /// Build the site from experiments/, showcase/ and docs/.
     Build(build::Args),
+    /// Build, serve on 127.0.0.1, rebuild on change and reload open pages.
+    Serve(serve::Args),
     /// Verify a built site or an exported report: every receipt recomputed.
     Verify(verify::Args),
     /// Export one run as a self-contained report file.
@@ -68,6 +71,7 @@ impl From<BuildError> for Failure {
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Build(args) => build::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),

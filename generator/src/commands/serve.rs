@@ -1,0 +1,43 @@
+//! `receipts serve [--port N] [--open]`.
+
+use std::path::PathBuf;
+
+use crate::build::BuildOptions;
+use crate::serve::{serve, ServeOptions};
+
+use super::Failure;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory holding experiments/, showcase/ and docs/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Where the site is built.
+    #[arg(long, default_value = "site")]
+    pub out: PathBuf,
+    /// The port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// The address to listen on. Only this machine can reach the default.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Open the site in the default browser.
+    #[arg(long)]
+    pub open: bool,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let build = BuildOptions {
+        root: args.root,
+        out: args.out,
+        quiet: true,
+        templates: None,
+    };
+    serve(ServeOptions {
+        build,
+        host: args.host,
+        port: args.port,
+        open: args.open,
+    })?;
+    Ok(())
+}

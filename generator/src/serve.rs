@@ -1,0 +1,286 @@
+//! `receipts serve`: build, serve the site on 127.0.0.1, rebuild when the
+//! input or the templates change, and reload open pages (server-sent events).
+//! A failed rebuild keeps the last good site and shows its error on every page.
+
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use notify::RecursiveMode;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::{Stream, StreamExt};
+use tower_http::services::ServeDir;
+
+use crate::build::{build, describe, BuildError, BuildOptions};
+
+/// The directories whose changes trigger a rebuild, relative to the root.
+pub const WATCHED: [&str; 4] = ["experiments", "showcase", "docs", "site-templates"];
+
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub build: BuildOptions,
+    pub host: String,
+    pub port: u16,
+    pub open: bool,
+}
+
+/// What pages and scripts learn after each rebuild.
+#[derive(Debug, Clone)]
+enum Notice {
+    Rebuilt,
+    Failed(String),
+}
+
+struct Shared {
+    out: PathBuf,
+    /// The error of the last build, when it failed.
+    error: RwLock<Option<String>>,
+    notices: broadcast::Sender<Notice>,
+}
+
+impl Shared {
+    fn rebuild(&self, options: &BuildOptions) {
+        let started = Instant::now();
+        match build(options) {
+            Ok(report) => {
+                *self.error.write().unwrap_or_else(|e| e.into_inner()) = None;
+                eprintln!(
+                    "{} (rebuilt in {} ms)",
+                    describe(&report, &options.out),
+                    started.elapsed().as_millis()
+                );
+                let _ = self.notices.send(Notice::Rebuilt);
+            }
+            Err(e) => {
+                let message = match &e {
+                    BuildError::Input(input) => input.to_string(),
+                    BuildError::Other(other) => format!("{other:#}"),
+                };
+                eprintln!("error: {message} (serving the last good site)");
+                *self.error.write().unwrap_or_else(|e| e.into_inner()) = Some(message.clone());
+                let _ = self.notices.send(Notice::Failed(message));
+            }
+        }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const RELOAD_JS: &str = r#"// Reloads the page when the site is rebuilt; shows a failed rebuild's error.
+(function () {
+  "use strict";
+  if (!window.EventSource) return;
+  var events = new EventSource("/_receipts/events");
+  events.addEventListener("reload", function () { window.location.reload(); });
+  events.addEventListener("failed", function (e) {
+    var box = document.getElementById("receipts-build-error");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "receipts-build-error";
+      box.setAttribute("role", "alert");
+      document.body.insertBefore(box, document.body.firstChild);
+    }
+    box.textContent = "The last rebuild failed; this is the last good site. " + e.data;
+  });
+})();
+"#;
+
+/// Adds the reload script to every HTML page, and the last build error when there is one.
+async fn inject(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if !html {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 256 * 1024 * 1024).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let mut page = String::from_utf8_lossy(&bytes).into_owned();
+    if let Some(error) = shared.error() {
+        let banner = format!(
+            "<div id=\"receipts-build-error\" role=\"alert\"><strong>The last rebuild failed; this is the last good site.</strong><pre>{}</pre></div>",
+            escape(&error)
+        );
+        page = match page.find("<body>") {
+            Some(i) => format!("{}{banner}{}", &page[..i + 6], &page[i + 6..]),
+            None => format!("{banner}{page}"),
+        };
+    }
+    let script = "<script src=\"/_receipts/reload.js\"></script>";
+    page = match page.rfind("</body>") {
+        Some(i) => format!("{}{script}{}", &page[..i], &page[i..]),
+        None => format!("{page}{script}"),
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(page))
+}
+
+/// What the browser is told after each rebuild.
+async fn events(
+    State(shared): State<Arc<Shared>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let stream =
+        BroadcastStream::new(shared.notices.subscribe()).filter_map(|notice| match notice {
+            Ok(Notice::Rebuilt) => Some(Ok(Event::default().event("reload").data("rebuilt"))),
+            Ok(Notice::Failed(message)) => Some(Ok(Event::default()
+                .event("failed")
+                .data(message.replace('\r', "")))),
+            Err(_) => None,
+        });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// When no site was ever built, every page is the error.
+async fn not_found(State(shared): State<Arc<Shared>>) -> Response {
+    match shared.error() {
+        Some(error) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            format!("<!doctype html><title>Build failed</title><body><h1>The build failed</h1><pre>{}</pre></body>", escape(&error)),
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+fn app(shared: Arc<Shared>) -> Router {
+    let files = ServeDir::new(&shared.out).append_index_html_on_directories(true);
+    Router::new()
+        .route(
+            "/_receipts/reload.js",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                    RELOAD_JS,
+                )
+            }),
+        )
+        .route("/_receipts/events", get(events))
+        .route(
+            "/_receipts/status",
+            get(|State(shared): State<Arc<Shared>>| async move {
+                axum::Json(serde_json::json!({ "error": shared.error() }))
+            }),
+        )
+        .fallback_service(files.not_found_service(get(not_found).with_state(shared.clone())))
+        .layer(middleware::from_fn_with_state(shared.clone(), inject))
+        .with_state(shared)
+}
+
+/// Whether a file-system event changes content (reads, which the build
+/// itself makes, do not).
+fn changes_content(event: &notify::Event) -> bool {
+    use notify::event::ModifyKind;
+    use notify::EventKind;
+    match event.kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        _ => false,
+    }
+}
+
+/// Watches the input and rebuilds on change, once a burst of changes has
+/// been quiet for 150 ms, for as long as the process runs.
+fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<()> {
+    use notify::Watcher;
+    let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
+    let mut watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
+    for dir in WATCHED.iter().map(|d| root.join(d)).filter(|d| d.is_dir()) {
+        watcher
+            .watch(&dir, RecursiveMode::Recursive)
+            .with_context(|| format!("watching {}", dir.display()))?;
+    }
+    std::thread::spawn(move || {
+        let _keep = watcher;
+        while let Ok(event) = rx.recv() {
+            if !event.is_ok_and(|e| changes_content(&e)) {
+                continue;
+            }
+            loop {
+                match rx.recv_timeout(Duration::from_millis(150)) {
+                    Ok(_) => continue,
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+            }
+            shared.rebuild(&options);
+        }
+    });
+    Ok(())
+}
+
+pub fn serve(options: ServeOptions) -> Result<()> {
+    let root = options.build.root.clone();
+    let mut build_options = options.build.clone();
+    let templates = root.join("site-templates");
+    if build_options.templates.is_none() && templates.join("base.html").is_file() {
+        build_options.templates = Some(templates);
+    }
+    let (notices, _) = broadcast::channel(16);
+    let shared = Arc::new(Shared {
+        out: build_options.out.clone(),
+        error: RwLock::new(None),
+        notices,
+    });
+    shared.rebuild(&build_options);
+    watch(&root, shared.clone(), build_options)?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the server")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((options.host.as_str(), options.port))
+            .await
+            .with_context(|| format!("listening on {}:{}", options.host, options.port))?;
+        let address = listener.local_addr()?;
+        let url = format!("http://{address}/");
+        println!("serving {} on {url} (Ctrl-C to stop)", shared.out.display());
+        if options.open {
+            let opener = if cfg!(target_os = "macos") {
+                "open"
+            } else {
+                "xdg-open"
+            };
+            if std::process::Command::new(opener)
+                .arg(&url)
+                .spawn()
+                .is_err()
+            {
+                eprintln!("could not start {opener}; open {url} yourself");
+            }
+        }
+        axum::serve(listener, app(shared))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("serving")
+    })
+}
