@@ -257,3 +257,106 @@ fn a_run_id_used_twice_is_refused() {
         "{message}"
     );
 }
+
+#[test]
+fn invalid_json_names_the_line() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen("\"seed\": 1,", "\"seed\": 1,,", 1)
+        });
+    });
+    assert!(message.contains(&format!("{RUN}: ")), "{message}");
+    assert!(message.contains("line "), "{message}");
+}
+
+#[test]
+fn non_utf8_bytes_in_a_record_are_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let path = root.join(RUN);
+        let mut bytes = fs::read(&path).expect("read");
+        let at = bytes
+            .windows(7)
+            .position(|w| w == b"careful")
+            .expect("a string");
+        bytes[at] = 0xff;
+        fs::write(&path, bytes).expect("write");
+    });
+    assert!(message.contains(RUN), "{message}");
+    assert!(message.contains("line "), "{message}");
+}
+
+#[test]
+fn a_run_naming_an_experiment_that_does_not_exist_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, RUN, |t| {
+            t.replacen("\"experiment\": \"E01\"", "\"experiment\": \"E99\"", 1)
+        });
+    });
+    assert!(
+        message.contains(&format!("{RUN}: experiment: `E99`")),
+        "{message}"
+    );
+}
+
+#[test]
+fn path_traversal_in_file_names_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let path = root.join(RUN);
+        let mut run: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+        let attempts = run["attempts"].as_array_mut().expect("attempts");
+        let with_artifact = attempts
+            .iter_mut()
+            .find(|a| !a["artifact"].is_null())
+            .expect("an artifact");
+        with_artifact["artifact"]["path"] = serde_json::json!("../../etc/passwd");
+        fs::write(&path, serde_json::to_vec_pretty(&run).expect("json")).expect("write");
+    });
+    assert!(message.contains(&format!("{RUN}: attempts[")), "{message}");
+    assert!(
+        message.contains("].artifact.path: `../../etc/passwd` must be a relative path"),
+        "{message}"
+    );
+
+    let cases = [
+        (
+            "experiments/tasks/release-brief.json",
+            "\"path\": \"runbook.md\"",
+            "\"path\": \"/etc/passwd\"",
+            "inputs[1].path",
+        ),
+        (
+            "experiments/E01/experiment.json",
+            "\"log\": \"LOG.md\"",
+            "\"log\": \"../../LOG.md\"",
+            "preregistration.log",
+        ),
+    ];
+    for (file, from, to, place) in cases {
+        let message = fails_keeping_the_old_site(|root| {
+            edit(root, file, |t| {
+                assert!(t.contains(from), "{file} has {from}");
+                t.replacen(from, to, 1)
+            });
+        });
+        assert!(message.contains(&format!("{file}: {place}: ")), "{message}");
+        assert!(
+            message.contains("must be a relative path inside the input"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(root.join(RUN))
+            .expect("open");
+        // A sparse file: large on paper, quick to make.
+        file.set_len(65 * 1024 * 1024).expect("grow");
+    });
+    assert!(message.contains(RUN), "{message}");
+    assert!(message.contains("the limit is 67108864"), "{message}");
+}

@@ -423,9 +423,18 @@ fn expect_stem(file: &str, path: &Path, id: &str) -> Result<(), InputError> {
 /// Joins a relative path named inside a record to `dir`, refusing absolute
 /// paths and `..` so a record cannot point outside the input.
 pub fn safe_join(file: &str, field: &str, dir: &Path, rel: &str) -> Result<PathBuf, InputError> {
+    relative_name(file, field, rel)?;
+    Ok(dir.join(rel))
+}
+
+/// A file name inside a record (an input as the agent saw it, an artifact,
+/// a log) must be relative, `/`-separated, without `.`, `..`, empty parts,
+/// backslashes or control characters.
+pub fn relative_name(file: &str, field: &str, rel: &str) -> Result<(), InputError> {
     let bad = rel.is_empty()
         || rel.starts_with('/')
         || rel.contains('\\')
+        || rel.chars().any(char::is_control)
         || rel
             .split('/')
             .any(|part| part.is_empty() || part == "." || part == "..");
@@ -433,8 +442,11 @@ pub fn safe_join(file: &str, field: &str, dir: &Path, rel: &str) -> Result<PathB
         return Err(InputError::at(
             file,
             field,
-            format!("`{rel}` must be a relative path inside the input, without `..`"),
+            format!(
+                "`{}` must be a relative path inside the input, without `..`",
+                rel.escape_debug()
+            ),
         ));
     }
-    Ok(dir.join(rel))
+    Ok(())
 }

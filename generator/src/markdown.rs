@@ -1,6 +1,7 @@
 //! Markdown to HTML for untrusted documents: raw HTML (block and inline) is
-//! escaped and shown as text, and links or images with a scheme other than
-//! http, https or mailto (or a relative path) lose their target.
+//! escaped and shown as text, links or images with a scheme other than http,
+//! https or mailto (or a relative path) lose their target, and the result is
+//! sanitized again with ammonia.
 
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 
@@ -76,7 +77,17 @@ pub fn render_below(markdown: &str, levels: usize) -> String {
     });
     let mut out = String::new();
     html::push_html(&mut out, events);
-    out
+    sanitize(&out)
+}
+
+/// Sanitizes rendered HTML: only known-safe elements and attributes, and
+/// links with http, https, mailto or relative targets.
+fn sanitize(html: &str) -> String {
+    ammonia::Builder::default()
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
+        .link_rel(Some("noopener noreferrer nofollow"))
+        .clean(html)
+        .to_string()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use receipts_verifier::model::{Experiment, Run, Task};
 use receipts_verifier::time;
 
 use crate::error::InputError;
-use crate::load::{Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
+use crate::load::{relative_name, Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
 
 /// Checks the whole corpus; the first problem found is returned.
 pub fn validate(corpus: &Corpus) -> Result<(), InputError> {
@@ -157,7 +157,9 @@ fn task_refs(corpus: &Corpus, task: &Task) -> Result<(), InputError> {
     let file = format!("experiments/{TASKS_DIR}/{}.json", task.id);
     safe_id(&file, "id", &task.id)?;
     let mut paths = BTreeSet::new();
+    relative_name(&file, "artifact.path", &task.artifact.path)?;
     for (i, input) in task.inputs.iter().enumerate() {
+        relative_name(&file, &format!("inputs[{i}].path"), &input.path)?;
         digest_ref(corpus, &file, &format!("inputs[{i}].sha256"), &input.sha256)?;
         let actual = corpus.objects[&input.sha256].len() as u64;
         if actual != input.bytes {
@@ -402,6 +404,7 @@ fn run_refs(
             }
         }
         if let Some(artifact) = &a.artifact {
+            relative_name(&file, &at("artifact.path"), &artifact.path)?;
             digest_ref(corpus, &file, &at("artifact.sha256"), &artifact.sha256)?;
             let actual = corpus.objects[&artifact.sha256].len() as u64;
             if actual != artifact.bytes {
@@ -413,6 +416,7 @@ fn run_refs(
             }
         }
         for (j, input) in a.inputs.iter().enumerate() {
+            relative_name(&file, &at(&format!("inputs[{j}].path")), &input.path)?;
             for (f, d) in [
                 ("sha256_before", &input.sha256_before),
                 ("sha256_after", &input.sha256_after),
