@@ -1,0 +1,142 @@
+// Untrusted text stays inert: a site built from runs whose untrusted fields
+// hold a corpus of hostile strings runs none of them, loads nothing they
+// name, and still shows them as text. Pages are checked with the page's CSP
+// bypassed, so escaping alone must hold; and once more with the CSP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { launch } from "./browser.mjs";
+import { payloads } from "./payloads.mjs";
+import { serve } from "./server.mjs";
+import { REPO, receipts } from "./setup.mjs";
+
+const P = payloads();
+const pick = (i) => P[i % P.length];
+let browser, server, root;
+
+function editJson(path, f) {
+  const value = JSON.parse(readFileSync(path, "utf8"));
+  f(value);
+  writeFileSync(path, JSON.stringify(value, null, 2) + "\n");
+}
+
+before(async () => {
+  assert.ok(P.length >= 50, `${P.length} payloads`);
+  root = mkdtempSync(join(tmpdir(), "receipts-hostile-"));
+  for (const sub of ["experiments", "showcase", "docs"]) cpSync(join(REPO, sub), join(root, sub), { recursive: true });
+  const e = join(root, "experiments");
+  let k = 0;
+  // A run: every free-text field, the model echoed, request ids, check details.
+  editJson(join(e, "E01/runs/E01-release-brief-careful-s1-ladder.json"), (run) => {
+    for (const a of run.attempts) {
+      a.end.message = pick(k++);
+      for (const c of a.calls) {
+        const id = pick(k++);
+        for (const t of a.turns) if (t.call === c.request_id) t.call = id;
+        c.request_id = id;
+        c.model_echoed = pick(k++);
+      }
+      for (const t of a.turns) {
+        t.action.args = { payload: pick(k++), nested: [pick(k++)] };
+        t.permission.reason = pick(k++);
+        t.result.text = pick(k++);
+      }
+      for (const c of a.checks) c.detail = pick(k++);
+    }
+  });
+  // An artifact whose cells are payloads (a CSV shown as a table), stored by digest.
+  const csv = "id,customer,amount_cents,status\n" + P.map((p, i) => `INV-${i},"${p.replaceAll('"', '""')}",1,ok`).join("\n") + "\n";
+  const digest = createHash("sha256").update(csv).digest("hex");
+  writeFileSync(join(e, "objects", digest), csv);
+  editJson(join(e, "E01/runs/E01-invoice-cleanup-careful-s1-always-large.json"), (run) => {
+    const a = run.attempts.find((x) => x.artifact);
+    a.artifact.sha256 = digest;
+    a.artifact.bytes = Buffer.byteLength(csv);
+  });
+  // The experiment, task, summary and showcase texts, and a Markdown document.
+  editJson(join(e, "E01/experiment.json"), (x) => {
+    x.title = pick(k++);
+    x.question = pick(k++);
+    x.tiers.forEach((t) => { t.label = pick(k++); });
+    x.policies.forEach((p) => { p.label = pick(k++); });
+    x.hypotheses.forEach((h) => { h.statement = pick(k++); });
+  });
+  editJson(join(e, "tasks/release-brief.json"), (t) => { t.title = pick(k++); t.prompt = pick(k++); });
+  editJson(join(e, "E02/summary.json"), (s) => {
+    s.headline = pick(k++);
+    s.corrections.forEach((c) => { c.reason = pick(k++); });
+    s.secondary.forEach((x) => { x.label = pick(k++); x.description = pick(k++); });
+  });
+  editJson(join(root, "showcase/showcase.json"), (s) => { s.title = pick(k++); s.runs.forEach((r) => { r.note = pick(k++); }); });
+  writeFileSync(join(root, "showcase/NARRATIVE.md"), "# Narrative\n\n" + P.join("\n\n") + "\n");
+  writeFileSync(join(root, "docs/HOSTILE.md"), "# Hostile document\n\n" + P.map((p) => `- ${p}`).join("\n") + "\n\n" + P.join("\n\n") + "\n");
+  receipts(["build", "--quiet", "--root", root, "--out", join(root, "site")]);
+  server = await serve(join(root, "site"));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const PAGES = [
+  "index.html",
+  "experiments/E01.html",
+  "experiments/E02.html",
+  "runs/index.html",
+  "runs/E01-release-brief-careful-s1-ladder.html",
+  "runs/E01-invoice-cleanup-careful-s1-always-large.html",
+  "compare.html?a=E01-release-brief-careful-s1-ladder&b=E01-release-brief-careful-s1-always-large",
+  "showcase.html",
+  "documents.html",
+  "docs/HOSTILE.html",
+];
+
+for (const bypassCSP of [true, false]) {
+  test(`no payload runs or loads anything${bypassCSP ? " (escaping alone, CSP bypassed)" : " (with the CSP)"}`, async () => {
+    for (const path of PAGES) {
+      const context = await browser.newContext({ bypassCSP });
+      const page = await context.newPage();
+      const requests = [];
+      page.on("request", (r) => { if (r.url().includes("/pwned")) requests.push(r.url()); });
+      page.on("dialog", (d) => { requests.push(`dialog: ${d.message()}`); d.dismiss(); });
+      await page.goto(server.url + path, { waitUntil: "networkidle" });
+      if (path.startsWith("runs/E01-release")) {
+        // The verifier shows failing receipts, recorded details included.
+        await page.click("#verify-run");
+        await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status));
+      }
+      if (path.startsWith("compare")) await page.waitForSelector("#compare[data-status]");
+      await page.mouse.move(200, 300);
+      await page.waitForTimeout(100);
+      const pwned = await page.evaluate(() => window.__pwned ?? null);
+      assert.equal(pwned, null, `${path}: payload ${pwned} ran`);
+      assert.deepEqual(requests, [], `${path}: a payload loaded something`);
+      const scripts = await page.$$eval("script", (s) => s.map((x) => x.getAttribute("src") ?? "inline"));
+      assert.ok(scripts.every((s) => s !== "inline"), `${path}: an inline script appeared: ${scripts}`);
+      await context.close();
+    }
+  });
+}
+
+test("the payloads are still visible as text", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url + "docs/HOSTILE.html");
+  const doc = await page.textContent("main");
+  assert.ok(doc.includes("<script>window.__pwned=1</script>"), "a script tag is shown as text");
+  assert.ok(doc.includes("{{ 7*7 }}"), "template syntax is shown as text, not evaluated");
+  await page.goto(server.url + "runs/E01-invoice-cleanup-careful-s1-always-large.html");
+  const run = await page.textContent("main");
+  assert.ok(run.includes(`<img src=x onerror="window.__pwned=3">`), "a CSV cell is shown as text");
+  await page.goto(server.url + "runs/E01-release-brief-careful-s1-ladder.html");
+  const replay = await page.textContent("main");
+  const shown = P.filter((p) => replay.includes(p.trim())).length;
+  assert.ok(shown >= 20, `only ${shown} payloads appear as text on the replay page`);
+  await context.close();
+});
