@@ -32,7 +32,12 @@ pub struct BundleResult {
     pub receipts: Vec<Receipt>,
 }
 
-fn parse<T: DeserializeOwned>(path: &str, bytes: &[u8], out: &mut Vec<Receipt>) -> Option<T> {
+/// Parses a record; a record that does not parse is a failing receipt.
+pub(super) fn parse<T: DeserializeOwned>(
+    path: &str,
+    bytes: &[u8],
+    out: &mut Vec<Receipt>,
+) -> Option<T> {
     match serde_json::from_slice(bytes) {
         Ok(v) => Some(v),
         Err(e) => {

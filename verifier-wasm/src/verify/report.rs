@@ -25,19 +25,7 @@ fn parse<T: DeserializeOwned>(report: &Report, path: &str, out: &mut Vec<Receipt
         ));
         return None;
     };
-    match serde_json::from_str(text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            out.push(Receipt::new(
-                path,
-                "record",
-                "a valid record",
-                format!("does not parse: {e}"),
-                false,
-            ));
-            None
-        }
-    }
+    super::bundle::parse(path, text.as_bytes(), out)
 }
 
 /// Every receipt of a report. Subjects are paths under the records root.
