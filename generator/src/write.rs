@@ -1,4 +1,4 @@
-//! Stage 5, write: the site is written into a staging directory beside the
+//! Stage 6, write: the site is written into a staging directory beside the
 //! output and moved into place only when every file was written. A failed
 //! build leaves the previous site as it was.
 
