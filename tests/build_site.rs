@@ -182,6 +182,22 @@ fn the_simulator_writes_large_experiments_that_build() {
     assert_eq!(runs, 600);
     build(dir.path(), &dir.path().join("site"));
     assert!(dir.path().join("site/runs/index.html").is_file());
+    // A large experiment's page lists the first runs and links to the index for the rest.
+    let page = fs::read_to_string(dir.path().join("site/experiments/S01.html")).expect("page");
+    assert!(
+        page.contains("The first 200 of 600 runs"),
+        "the page says how many it lists"
+    );
+    assert!(
+        page.contains("runs/index.html?experiment=S01"),
+        "and links to the rest"
+    );
+    // Attribute values are escaped: `/` is written `&#x2f;`.
+    assert_eq!(
+        page.matches("<tr><th scope=\"row\"><a href=\"..&#x2f;runs&#x2f;")
+            .count(),
+        200
+    );
 }
 
 #[test]

@@ -206,7 +206,18 @@ pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
     out
 }
 
-/// Each run's time, one row of dots per policy, with the median marked.
+/// At most `max` of `items`, evenly spaced, so large experiments keep small charts.
+fn thin<T>(items: &[T], max: usize) -> impl Iterator<Item = &T> {
+    let step = items.len().div_ceil(max.max(1)).max(1);
+    items.iter().step_by(step)
+}
+
+/// Dots drawn per row of the time chart, and points on the throughput chart.
+const MAX_DOTS: usize = 300;
+const MAX_POINTS: usize = 1500;
+
+/// Each run's time, one row of dots per policy, with the median marked. A
+/// row with more than a few hundred runs shows an even sample of them.
 pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
     let row_height = 34.0;
     let f = Frame {
@@ -247,7 +258,9 @@ pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
             y + 4.0,
             esc(label)
         );
-        for (j, x) in xs.iter().enumerate() {
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        for (j, x) in thin(&sorted, MAX_DOTS).enumerate() {
             // A small deterministic jitter keeps equal times apart.
             let jitter = ((j * 7) % 11) as f64 - 5.0;
             let _ = write!(
@@ -349,7 +362,7 @@ pub fn throughput_over_time(id: &str, series: &[String], points: &[CallPoint]) -
         &|v| format!("{v:.0}"),
         &|v| format!("{v:.0}"),
     );
-    for p in points {
+    for p in thin(points, MAX_POINTS) {
         let _ = write!(
             out,
             "<circle class=\"dot series s{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\"/>",

@@ -14,6 +14,7 @@
   var root = form.dataset.root;
   var parts = form.dataset.parts.split(" ").filter(Boolean);
   var SHOWN = 500;
+  var FILTERS = ["experiment", "task", "policy", "tier", "outcome"];
   var rows = null;
   form.hidden = false;
 
@@ -24,13 +25,13 @@
   // Filters from the address into the form, and back.
   function readAddress() {
     var p = params();
-    ["task", "policy", "tier", "outcome"].forEach(function (name) { form.elements[name].value = p.get(name) || ""; });
+    FILTERS.forEach(function (name) { form.elements[name].value = p.get(name) || ""; });
     form.elements.truncated.checked = p.get("truncated") === "1";
     form.elements.lost.checked = p.get("lost") === "1";
   }
   function writeAddress(sort, dir) {
     var p = new URLSearchParams();
-    ["task", "policy", "tier", "outcome"].forEach(function (name) { if (form.elements[name].value) p.set(name, form.elements[name].value); });
+    FILTERS.forEach(function (name) { if (form.elements[name].value) p.set(name, form.elements[name].value); });
     if (form.elements.truncated.checked) p.set("truncated", "1");
     if (form.elements.lost.checked) p.set("lost", "1");
     if (sort) { p.set("sort", sort); p.set("dir", dir); }
@@ -58,7 +59,8 @@
 
   function matches(r) {
     var f = form.elements;
-    return (!f.task.value || r.task === f.task.value)
+    return (!f.experiment.value || r.experiment === f.experiment.value)
+      && (!f.task.value || r.task === f.task.value)
       && (!f.policy.value || r.policy === f.policy.value)
       && (!f.tier.value || r.tiers.split(" → ").indexOf(f.tier.value) >= 0)
       && (!f.outcome.value || (f.outcome.value === "passed") === r.passed)

@@ -90,13 +90,13 @@ test("every page has the landmarks and one first-level heading", async () => {
 });
 
 test("the runs index filters and sorts in the browser and keeps the filter in the address", async () => {
-  const { context, page, problems } = await visit("runs/index.html?task=invoice-cleanup&lost=0&sort=time_s&dir=desc", "light");
+  const { context, page, problems } = await visit("runs/index.html?experiment=E02&task=invoice-cleanup&lost=0&sort=time_s&dir=desc", "light");
   await page.waitForFunction(() => /runs match/.test(document.getElementById("run-count").textContent));
   const rows = await page.$$eval("table.runs tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   const all = JSON.parse(readFileSync(join(site, "runs/rows-1.json"), "utf8"));
-  const expected = all.rows.filter((r) => r[2] === "invoice-cleanup").length;
+  const expected = all.rows.filter((r) => r[1] === "E02" && r[2] === "invoice-cleanup").length;
   assert.equal(rows.length, expected);
-  assert.ok(rows.every((r) => r[2] === "invoice-cleanup"));
+  assert.ok(rows.every((r) => r[1] === "E02" && r[2] === "invoice-cleanup"));
   const times = rows.map((r) => parseFloat(r[9]));
   assert.deepEqual(times, [...times].sort((x, y) => y - x), "sorted by time, longest first");
 

@@ -46,10 +46,14 @@ pub struct ExperimentView {
     pub results_rows: usize,
     pub log_html: String,
     pub figures: super::Figures,
+    /// The first [`RUNS_ON_PAGE`] runs; the runs index lists them all.
     pub run_rows: Vec<RunRow>,
     /// The experiment's raw files under `data/`.
     pub records: Vec<DocLink>,
 }
+
+/// Runs listed on an experiment's page; a larger experiment links to the runs index.
+pub const RUNS_ON_PAGE: usize = 200;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TierView {
@@ -456,6 +460,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
             .runs
             .iter()
             .zip(&v.runs)
+            .take(RUNS_ON_PAGE)
             .map(|(r, rv)| run_row(loaded, r, rv))
             .collect(),
         records: experiment_records(loaded)

@@ -29,6 +29,7 @@ pub struct IndexPage {
     pub rows: Vec<RunRow>,
     pub links: Vec<PageLink>,
     /// The filter choices, for the form.
+    pub experiments: Vec<String>,
     pub tasks: Vec<String>,
     pub policies: Vec<String>,
     pub tiers: Vec<String>,
@@ -109,6 +110,7 @@ pub fn pages(rows: &[RunRow], parts: usize) -> Vec<IndexPage> {
         v.dedup();
         v
     };
+    let experiments = sorted_unique(&|r| vec![r.experiment.clone()]);
     let tasks = sorted_unique(&|r| vec![r.task.clone()]);
     let policies = sorted_unique(&|r| vec![r.policy.clone()]);
     let tiers = sorted_unique(&|r| r.tiers.split(" → ").map(str::to_string).collect());
@@ -132,6 +134,7 @@ pub fn pages(rows: &[RunRow], parts: usize) -> Vec<IndexPage> {
                     current: m == n,
                 })
                 .collect(),
+            experiments: experiments.clone(),
             tasks: tasks.clone(),
             policies: policies.clone(),
             tiers: tiers.clone(),
