@@ -307,18 +307,18 @@ fn render_pages(
         bar.set_prefix("rendering");
         bar
     };
-    // Runs of the same cell under other policies, for the compare links.
-    let cells: Vec<site::Cells<'_>> = corpus.experiments.iter().map(site::cells).collect();
+    // Each run's neighbours (its cell's other runs, the run replacing it), found once.
+    let neighbours: Vec<site::Neighbours<'_>> =
+        corpus.experiments.iter().map(site::neighbours).collect();
     run_pages.par_iter().try_for_each(|&(e, r)| -> Result<()> {
         let loaded = &corpus.experiments[e];
         let run = &loaded.runs[r];
-        let siblings = &cells[e][&(run.task.as_str(), run.profile.as_str(), run.seed)];
         let view = site::run_view(
             corpus,
             loaded,
             r,
             &verified.experiments[e].runs[r],
-            siblings,
+            &neighbours[e],
         );
         let path = run_href(&view.id);
         let scope = Scope::Run {

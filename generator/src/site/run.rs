@@ -181,18 +181,29 @@ fn overall(receipts: &[Receipt]) -> Status {
     }
 }
 
-/// The runs of each cell (task, profile, seed) of an experiment, by index.
-pub type Cells<'a> = std::collections::BTreeMap<(&'a str, &'a str, u64), Vec<usize>>;
+/// Each run's neighbours in an experiment, found once for all its pages:
+/// the runs of each cell (task, profile, seed) by index, and which run
+/// replaces which.
+pub struct Neighbours<'a> {
+    cells: std::collections::BTreeMap<(&'a str, &'a str, u64), Vec<usize>>,
+    replaced_by: std::collections::BTreeMap<&'a str, &'a str>,
+}
 
-pub fn cells(loaded: &LoadedExperiment) -> Cells<'_> {
-    let mut cells = Cells::new();
+pub fn neighbours(loaded: &LoadedExperiment) -> Neighbours<'_> {
+    let mut n = Neighbours {
+        cells: Default::default(),
+        replaced_by: Default::default(),
+    };
     for (i, r) in loaded.runs.iter().enumerate() {
-        cells
+        n.cells
             .entry((r.task.as_str(), r.profile.as_str(), r.seed))
             .or_default()
             .push(i);
+        if let Some(old) = &r.replaces {
+            n.replaced_by.insert(old.as_str(), r.id.as_str());
+        }
     }
-    cells
+    n
 }
 
 /// The published files a run's receipts are recomputed from: its record, its
@@ -259,7 +270,7 @@ pub fn run_view(
     loaded: &LoadedExperiment,
     index: usize,
     verification: &RunVerification,
-    siblings: &[usize],
+    neighbours: &Neighbours<'_>,
 ) -> RunView {
     let run = &loaded.runs[index];
     let e = &loaded.experiment;
@@ -294,15 +305,17 @@ pub fn run_view(
         cost: run_cost(run, &e.prices).unwrap_or_default(),
         time_s: run_seconds(run),
         replaces: run.replaces.as_deref().map(link),
-        replaced_by: loaded
-            .runs
-            .iter()
-            .find(|r| r.replaces.as_deref() == Some(run.id.as_str()))
-            .map(|r| link(&r.id)),
+        replaced_by: neighbours
+            .replaced_by
+            .get(run.id.as_str())
+            .map(|id| link(id)),
         record_href: format!("data/{}/runs/{}.json", loaded.dir, run.id),
         experiment_dir: loaded.dir.clone(),
-        compare: siblings
-            .iter()
+        compare: neighbours
+            .cells
+            .get(&(run.task.as_str(), run.profile.as_str(), run.seed))
+            .into_iter()
+            .flatten()
             .filter(|&&i| i != index)
             .map(|&i| {
                 let other = &loaded.runs[i];
