@@ -181,19 +181,20 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         }
         let mut artifact = match self.write_artifact() {
             Some(a) => a,
-            None => {
-                return (
-                    self.finish_attempt(
-                        None,
-                        EndReason::OutputLimit,
-                        Some("the output budget ran out while the model was reasoning"),
-                    ),
-                    false,
-                )
-            }
+            None => return self.out_of_output(None),
         };
-        let careful = self.cell.profile == "careful";
         let mut outcome = self.checks(Some(&artifact));
+        for _ in 0..self.ctx.plan.drafts {
+            self.check_turn(&outcome);
+            match self.write_artifact() {
+                Some(a) => {
+                    artifact = a;
+                    outcome = self.checks(Some(&artifact));
+                }
+                None => return self.out_of_output(Some(artifact)),
+            }
+        }
+        let careful = self.cell.profile == "careful";
         if careful {
             let passed = self.check_turn(&outcome);
             if !passed {
@@ -203,16 +204,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                         outcome = self.checks(Some(&artifact));
                         self.check_turn(&outcome);
                     }
-                    None => {
-                        return (
-                            self.finish_attempt(
-                                Some(artifact),
-                                EndReason::OutputLimit,
-                                Some("the output budget ran out while the model was reasoning"),
-                            ),
-                            false,
-                        )
-                    }
+                    None => return self.out_of_output(Some(artifact)),
                 }
             }
         }
@@ -233,6 +225,15 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         (
             self.finish_attempt(Some(artifact), EndReason::Finished, None),
             passed,
+        )
+    }
+
+    /// Ends the attempt because a reply hit the output budget.
+    fn out_of_output(&mut self, artifact: Option<FileRef>) -> (Attempt, bool) {
+        let why = "the output budget ran out while the model was reasoning";
+        (
+            self.finish_attempt(artifact, EndReason::OutputLimit, Some(why)),
+            false,
         )
     }
 

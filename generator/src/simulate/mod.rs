@@ -241,3 +241,33 @@ It also repeats the study's mistakes, on purpose. In E02 a call timed out and lo
 
 Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the artifact and every check with its evidence.
 ";
+
+#[cfg(test)]
+mod tests {
+    use receipts_verifier::model::Run;
+
+    use super::*;
+
+    fn turns_per_run(files: &Files) -> f64 {
+        let runs: Vec<Run> = files
+            .iter()
+            .filter(|(path, _)| path.contains("/runs/"))
+            .map(|(_, bytes)| serde_json::from_slice(bytes).expect("a run record"))
+            .collect();
+        let turns: usize = runs
+            .iter()
+            .flat_map(|r| &r.attempts)
+            .map(|a| a.turns.len())
+            .sum();
+        turns as f64 / runs.len() as f64
+    }
+
+    #[test]
+    fn scale_runs_are_as_long_as_the_benchmark_says() {
+        // BENCHMARKS.md and the scale targets speak of runs of about 12 turns.
+        let mean = turns_per_run(&scale(360));
+        assert!((10.0..=15.0).contains(&mean), "{mean} turns per run");
+        // The shipped sample keeps its short runs.
+        assert!(turns_per_run(&sample()) < 8.0);
+    }
+}

@@ -113,6 +113,9 @@ pub struct ExperimentPlan {
     pub incidents: BTreeMap<String, Incident>,
     /// Narrative lines of the pre-registered log (after the generated header).
     pub log_rules: Vec<String>,
+    /// Drafts the agent writes and checks before its final artifact: none in
+    /// the sample; scale runs revise, as longer agent runs do.
+    pub drafts: usize,
 }
 
 impl ExperimentPlan {
@@ -358,6 +361,7 @@ pub fn sample() -> Vec<ExperimentPlan> {
             "Unknown costs are carried as bounds and count against the hypothesis.".to_string(),
             "Stopping rule: the grid runs once; no cell is rerun unless it never reached the provider.".to_string(),
         ],
+        drafts: 0,
     };
     let mut incidents = BTreeMap::new();
     let id = |task: &str, profile: &str, seed: u64, policy: &str| {
@@ -401,5 +405,9 @@ pub fn scale(runs: usize) -> ExperimentPlan {
     plan.title = format!("Scale sample, {runs} runs").to_string();
     plan.incidents = BTreeMap::new();
     plan.grid = grid((1..=seeds).collect());
+    plan.drafts = SCALE_DRAFTS;
     plan
 }
+
+/// Drafts per attempt in scale runs: with them a run averages about 12 turns.
+pub const SCALE_DRAFTS: usize = 3;
