@@ -6,7 +6,7 @@
 //! fetched with integrity values the page names.
 
 use anyhow::{Context, Result};
-use minijinja::{Environment, UndefinedBehavior, Value};
+use minijinja::{AutoEscape, Environment, Error, Output, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
 use receipts_verifier::verify::Scope;
@@ -167,6 +167,35 @@ impl VerifyScope {
     }
 }
 
+/// Writes a value into a page: strings escaped for HTML text and quoted
+/// attributes (`& < > " '`), everything else as minijinja writes it. `/` is
+/// left alone: it means nothing in either place, and run pages carry
+/// hundreds of paths.
+fn escape_html(out: &mut Output, state: &State, value: &Value) -> Result<(), Error> {
+    match value.as_str() {
+        Some(text) if state.auto_escape() == AutoEscape::Html && !value.is_safe() => {
+            write_escaped(out, text).map_err(Error::from)
+        }
+        _ => minijinja::escape_formatter(out, state, value),
+    }
+}
+
+fn write_escaped(out: &mut Output, text: &str) -> std::fmt::Result {
+    let mut rest = text;
+    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+        out.write_str(&rest[..at])?;
+        out.write_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            _ => "&#x27;",
+        })?;
+        rest = &rest[at + 1..];
+    }
+    out.write_str(rest)
+}
+
 /// The Subresource Integrity values every page carries for the verifier.
 #[derive(Debug, Clone, Serialize)]
 struct Integrity {
@@ -188,6 +217,9 @@ impl Renderer {
     pub fn new(site: SiteInfo, theme: &Theme) -> Result<Renderer> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_trim_blocks(true);
+        env.set_lstrip_blocks(true);
+        env.set_formatter(escape_html);
         for (name, source) in &theme.templates {
             env.add_template_owned(name.clone(), source.clone())
                 .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;
@@ -231,5 +263,51 @@ impl Renderer {
             .get_template(template)
             .and_then(|t| t.render(ctx))
             .map_err(|e| anyhow::anyhow!("rendering {path} with {template}: {e:#}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(template: &str, value: Value) -> String {
+        let mut env = Environment::new();
+        env.set_formatter(escape_html);
+        env.add_template("t.html", template).unwrap();
+        let t = env.get_template("t.html").unwrap();
+        t.render(minijinja::context! { v => value }).unwrap()
+    }
+
+    #[test]
+    fn strings_are_escaped_for_text_and_attributes() {
+        let hostile = r#"<img src=x onerror='alert(1)'>&"a/b""#;
+        assert_eq!(
+            render(r#"<p title="{{ v }}">{{ v }}</p>"#, Value::from(hostile)),
+            "<p title=\"&lt;img src=x onerror=&#x27;alert(1)&#x27;&gt;&amp;&quot;a/b&quot;\">\
+             &lt;img src=x onerror=&#x27;alert(1)&#x27;&gt;&amp;&quot;a/b&quot;</p>"
+        );
+    }
+
+    #[test]
+    fn other_values_and_safe_strings_are_written_as_they_are() {
+        assert_eq!(render("{{ v }}", Value::from(42)), "42");
+        assert_eq!(render("{{ v }}", Value::from(true)), "True");
+        assert_eq!(render("{{ v|safe }}", Value::from("<b>")), "<b>");
+        assert_eq!(render("{{ v }}", Value::from("plain")), "plain");
+        // Sequences go through minijinja's own escaping.
+        let list = render("{{ v }}", Value::from_serialize(["<", ">"]));
+        assert!(!list.contains('<') && list.contains("&lt;"), "{list}");
+    }
+
+    #[test]
+    fn text_templates_are_not_escaped() {
+        let mut env = Environment::new();
+        env.set_formatter(escape_html);
+        env.add_template("t.txt", "{{ v }}").unwrap();
+        let out = env.get_template("t.txt").unwrap();
+        assert_eq!(
+            out.render(minijinja::context! { v => "<&>" }).unwrap(),
+            "<&>"
+        );
     }
 }

@@ -96,8 +96,7 @@ pub fn links(html: &str) -> Vec<String> {
 }
 
 fn decode(s: &str) -> String {
-    s.replace("&#x2f;", "/")
-        .replace("&quot;", "\"")
+    s.replace("&quot;", "\"")
         .replace("&#x27;", "'")
         .replace("&lt;", "<")
         .replace("&gt;", ">")

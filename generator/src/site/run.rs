@@ -99,12 +99,37 @@ pub struct AttemptView {
 pub struct TurnView {
     pub call: String,
     pub tool: String,
-    pub args: Option<String>,
+    pub args: Option<Args>,
     pub allowed: bool,
     pub reason: String,
     pub ok: bool,
     pub result_text: Option<String>,
     pub result_ref: Option<ObjectRefView>,
+}
+
+/// A turn's arguments as JSON: on one line when short, laid out when long.
+#[derive(Debug, Clone, Serialize)]
+pub struct Args {
+    pub json: String,
+    pub block: bool,
+}
+
+/// Arguments up to this many characters of compact JSON stay on the turn's line.
+const INLINE_ARGS: usize = 100;
+
+fn turn_args(args: &serde_json::Value) -> Option<Args> {
+    if args.is_null() {
+        return None;
+    }
+    let json = serde_json::to_string(args).unwrap_or_default();
+    Some(if json.chars().count() <= INLINE_ARGS {
+        Args { json, block: false }
+    } else {
+        Args {
+            json: serde_json::to_string_pretty(args).unwrap_or_default(),
+            block: true,
+        }
+    })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -379,8 +404,7 @@ fn attempt_view(
                 TurnView {
                     call: t.call.clone(),
                     tool: label(&t.action.tool),
-                    args: (!t.action.args.is_null())
-                        .then(|| serde_json::to_string_pretty(&t.action.args).unwrap_or_default()),
+                    args: turn_args(&t.action.args),
                     allowed: t.permission.decision == receipts_verifier::model::Decision::Allowed,
                     reason: t.permission.reason.clone(),
                     ok: t.result.ok,
