@@ -30,7 +30,6 @@ fn check<'a>(corpus: &'a Corpus, loaded: &'a LoadedExperiment) -> ExperimentChec
         log: &loaded.log,
         summary: loaded.summary.as_ref(),
         results: loaded.results.as_deref(),
-        runs: &loaded.runs,
         tasks: &corpus.tasks,
         objects: &corpus.objects,
     }

@@ -11,6 +11,7 @@ pub mod checks;
 pub mod cost;
 pub mod decide;
 pub mod digest;
+pub mod facts;
 pub mod manifest;
 pub mod model;
 pub mod numbers;

@@ -9,16 +9,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cost::{attempt_cost, run_cost, Cost, MissingPrice};
-use crate::model::{
-    Analysis, CallStatus, CostBound, Experiment, FinishReason, PolicyNumbers, ProviderCall, Run,
-    TierNumbers,
-};
+use crate::cost::{Cost, MissingPrice};
+use crate::facts::{AttemptFacts, RunFacts};
+use crate::model::{Analysis, CostBound, Experiment, PolicyNumbers, ProviderCall, TierNumbers};
 
-/// A run with the recomputed verdict of each of its attempts.
+/// A run's facts with the recomputed verdict of each of its attempts.
 #[derive(Debug, Clone, Copy)]
 pub struct JudgedRun<'a> {
-    pub run: &'a Run,
+    pub run: &'a RunFacts,
     /// Whether each attempt passed every check, in attempt order.
     pub attempts_passed: &'a [bool],
 }
@@ -28,22 +26,17 @@ impl JudgedRun<'_> {
     pub fn passed(&self) -> bool {
         self.attempts_passed.last().copied().unwrap_or(false)
     }
-
-    fn seconds(&self) -> f64 {
-        self.run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0
-    }
 }
 
 /// The runs the primary analysis counts: every run that reached the provider
 /// and is not a rerun, plus each rerun of a run that never reached it.
 pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
-    let by_id: BTreeMap<&str, &Run> = runs.iter().map(|j| (j.run.id.as_str(), j.run)).collect();
+    let by_id: BTreeMap<&str, &RunFacts> =
+        runs.iter().map(|j| (j.run.id.as_str(), j.run)).collect();
     runs.iter()
         .filter(|j| match &j.run.replaces {
-            None => j.run.reached_provider(),
-            Some(old) => by_id
-                .get(old.as_str())
-                .is_none_or(|r| !r.reached_provider()),
+            None => j.run.reached_provider,
+            Some(old) => by_id.get(old.as_str()).is_none_or(|r| !r.reached_provider),
         })
         .copied()
         .collect()
@@ -71,23 +64,19 @@ pub fn analyze(experiment: &Experiment, runs: &[JudgedRun<'_>]) -> Result<Analys
             .copied()
             .collect();
         if !of_policy.is_empty() {
-            policies.push(policy_numbers(experiment, &policy.id, &of_policy)?);
+            policies.push(policy_numbers(&policy.id, &of_policy)?);
         }
     }
     let mut tiers = Vec::new();
     for tier in &experiment.tiers {
-        if let Some(n) = tier_numbers(experiment, &tier.id, runs)? {
+        if let Some(n) = tier_numbers(&tier.id, runs)? {
             tiers.push(n);
         }
     }
     Ok(Analysis { policies, tiers })
 }
 
-fn policy_numbers(
-    experiment: &Experiment,
-    policy: &str,
-    runs: &[JudgedRun<'_>],
-) -> Result<PolicyNumbers, MissingPrice> {
+fn policy_numbers(policy: &str, runs: &[JudgedRun<'_>]) -> Result<PolicyNumbers, MissingPrice> {
     let passed = runs.iter().filter(|j| j.passed()).count();
     let mut per_seed: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
     for j in runs {
@@ -98,11 +87,11 @@ fn policy_numbers(
     let seed_rates: Vec<f64> = per_seed.values().map(|&(p, n)| pct(p, n)).collect();
     let costs = runs
         .iter()
-        .map(|j| run_cost(j.run, &experiment.prices))
+        .map(|j| j.run.cost())
         .collect::<Result<Vec<Cost>, _>>()?;
     let cost = Cost::mean(&costs).unwrap_or(Cost::ZERO);
-    let times: Vec<f64> = runs.iter().map(JudgedRun::seconds).collect();
-    let calls: Vec<&ProviderCall> = runs.iter().flat_map(|j| j.run.calls()).collect();
+    let times: Vec<f64> = runs.iter().map(|j| j.run.seconds()).collect();
+    let attempts: Vec<&AttemptFacts> = runs.iter().flat_map(|j| &j.run.attempts).collect();
     Ok(PolicyNumbers {
         policy: policy.to_string(),
         runs: runs.len() as u64,
@@ -114,61 +103,56 @@ fn policy_numbers(
         },
         mean_time_s: mean(&times),
         median_time_s: median(&times),
-        truncations: truncations(&calls),
-        timeouts: timeouts(&calls),
-        throughput_tps: throughput(&calls),
+        truncations: attempts.iter().map(|a| a.truncations).sum(),
+        timeouts: attempts.iter().map(|a| a.timeouts).sum(),
+        throughput_tps: attempts_throughput(&attempts),
     })
 }
 
-fn tier_numbers(
-    experiment: &Experiment,
-    tier: &str,
-    runs: &[JudgedRun<'_>],
-) -> Result<Option<TierNumbers>, MissingPrice> {
-    let mut attempts = 0usize;
+fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers>, MissingPrice> {
     let mut passed = 0usize;
     let mut cost = Cost::ZERO;
-    let mut calls: Vec<&ProviderCall> = Vec::new();
+    let mut attempts: Vec<&AttemptFacts> = Vec::new();
     for j in runs {
         for (attempt, ok) in j.run.attempts.iter().zip(j.attempts_passed) {
             if attempt.tier != tier {
                 continue;
             }
-            attempts += 1;
             passed += usize::from(*ok);
-            cost = cost + attempt_cost(attempt, &experiment.prices)?;
-            calls.extend(attempt.calls.iter());
+            cost = cost + attempt.cost.clone()?;
+            attempts.push(attempt);
         }
     }
-    if attempts == 0 {
+    if attempts.is_empty() {
         return Ok(None);
     }
     Ok(Some(TierNumbers {
         tier: tier.to_string(),
-        attempts: attempts as u64,
-        pass_rate_pct: pct(passed, attempts),
+        attempts: attempts.len() as u64,
+        pass_rate_pct: pct(passed, attempts.len()),
         total_cost_usd: CostBound {
             low: cost.low,
             high: cost.high,
         },
-        truncations: truncations(&calls),
-        timeouts: timeouts(&calls),
-        throughput_tps: throughput(&calls),
+        truncations: attempts.iter().map(|a| a.truncations).sum(),
+        timeouts: attempts.iter().map(|a| a.timeouts).sum(),
+        throughput_tps: attempts_throughput(&attempts),
     }))
 }
 
-fn truncations(calls: &[&ProviderCall]) -> u64 {
-    calls
-        .iter()
-        .filter(|c| c.finish_reason == Some(FinishReason::Length))
-        .count() as u64
+/// Completion tokens per second of call time over the attempts' calls whose usage is known.
+fn attempts_throughput(attempts: &[&AttemptFacts]) -> f64 {
+    let tokens: u64 = attempts.iter().map(|a| a.completion_tokens).sum();
+    let ms: u64 = attempts.iter().map(|a| a.latency_ms).sum();
+    per_second(tokens, ms)
 }
 
-fn timeouts(calls: &[&ProviderCall]) -> u64 {
-    calls
-        .iter()
-        .filter(|c| c.status == CallStatus::Timeout)
-        .count() as u64
+fn per_second(tokens: u64, ms: u64) -> f64 {
+    if ms == 0 {
+        0.0
+    } else {
+        tokens as f64 / (ms as f64 / 1000.0)
+    }
 }
 
 /// Completion tokens per second of call time, over the calls whose usage is known.
@@ -177,21 +161,12 @@ pub fn throughput(calls: &[&ProviderCall]) -> f64 {
         .iter()
         .filter_map(|c| c.usage.map(|u| (u.completion_tokens, c.latency_ms)))
         .fold((0u64, 0u64), |(t, m), (ct, lat)| (t + ct, m + lat));
-    if ms == 0 {
-        0.0
-    } else {
-        tokens as f64 / (ms as f64 / 1000.0)
-    }
+    per_second(tokens, ms)
 }
 
 /// The per-run figures of `results.csv`, recomputed (unrounded).
-pub fn result_row(
-    run: &Run,
-    prices: &crate::model::PriceTable,
-    passed: bool,
-) -> Result<crate::model::ResultRow, MissingPrice> {
-    let cost = run_cost(run, prices)?;
-    let calls: Vec<&ProviderCall> = run.calls().collect();
+pub fn result_row(run: &RunFacts, passed: bool) -> Result<crate::model::ResultRow, MissingPrice> {
+    let cost = run.cost()?;
     Ok(crate::model::ResultRow {
         run: run.id.clone(),
         task: run.task.clone(),
@@ -202,9 +177,9 @@ pub fn result_row(
         passed,
         cost_usd_low: cost.low,
         cost_usd_high: cost.high,
-        time_s: run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0,
-        truncations: truncations(&calls),
-        timeouts: timeouts(&calls),
+        time_s: run.seconds(),
+        truncations: run.truncations(),
+        timeouts: run.timeouts(),
         replaces: run.replaces.clone().unwrap_or_default(),
     })
 }

@@ -2,8 +2,9 @@
 //! experiment record, its log with the pre-registration hash, the summary
 //! (numbers computed by the verification core) and `results.csv`.
 
-use receipts_verifier::cost::{run_cost, Cost};
+use receipts_verifier::cost::Cost;
 use receipts_verifier::decide::decide;
+use receipts_verifier::facts::RunFacts;
 use receipts_verifier::model::{
     Analysis, Correction, Experiment, ExperimentKind, FormatVersion, HypothesisOutcome,
     Preregistration, Provenance, ResultRow, Run, SecondaryAnalysis, Summary, SummaryKind,
@@ -92,7 +93,11 @@ pub fn summary(
     with_corrections: bool,
 ) -> Summary {
     let verdicts: Vec<Vec<bool>> = runs.iter().map(attempts_passed).collect();
-    let judged: Vec<JudgedRun<'_>> = runs
+    let facts: Vec<RunFacts> = runs
+        .iter()
+        .map(|r| RunFacts::of(r, &experiment.prices))
+        .collect();
+    let judged: Vec<JudgedRun<'_>> = facts
         .iter()
         .zip(&verdicts)
         .map(|(run, v)| JudgedRun {
@@ -127,13 +132,8 @@ pub fn summary(
     let headline = headline(&published);
     let mut corrections = Vec::new();
     if with_corrections {
-        corrections = first_publication_mistakes(
-            experiment,
-            &primary_set,
-            &published,
-            &secondary,
-            published_at,
-        );
+        corrections =
+            first_publication_mistakes(&primary_set, &published, &secondary, published_at);
         // What was published stays as it was; the corrections amend it.
         published = as_first_published(&published, &corrections);
     }
@@ -176,7 +176,6 @@ fn usd(low: f64, high: f64) -> String {
 /// averaged only over runs whose cost was known, and its pass rate counted
 /// reruns. Each is recorded as a correction when it changed the number.
 fn first_publication_mistakes(
-    experiment: &Experiment,
     primary: &[JudgedRun<'_>],
     published: &Analysis,
     secondary: &[SecondaryAnalysis],
@@ -190,7 +189,7 @@ fn first_publication_mistakes(
     let known: Vec<Cost> = primary
         .iter()
         .filter(|j| j.run.policy == "ladder")
-        .filter_map(|j| run_cost(j.run, &experiment.prices).ok())
+        .filter_map(|j| j.run.cost().ok())
         .filter(Cost::is_exact)
         .collect();
     if let Some(mean_known) = Cost::mean(&known) {
@@ -249,7 +248,7 @@ pub fn results(experiment: &Experiment, runs: &[Run]) -> Vec<ResultRow> {
     runs.iter()
         .filter_map(|run| {
             let passed = attempts_passed(run).last().copied().unwrap_or(false);
-            let row = result_row(run, &experiment.prices, passed).ok()?;
+            let row = result_row(&RunFacts::of(run, &experiment.prices), passed).ok()?;
             Some(ResultRow {
                 cost_usd_low: round_to(row.cost_usd_low, 6),
                 cost_usd_high: round_to(row.cost_usd_high, 6),

@@ -1,9 +1,11 @@
 //! The charts of an experiment, with the tables that carry their numbers,
 //! from the recomputed analysis and the runs the primary analysis counts.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
-use receipts_verifier::cost::attempt_cost;
+use receipts_verifier::model::Run;
 use receipts_verifier::numbers::{mean, median, primary_runs, JudgedRun};
 use receipts_verifier::time;
 use receipts_verifier::verify::ExperimentVerification;
@@ -64,12 +66,11 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         })
         .collect();
 
-    let judged: Vec<JudgedRun<'_>> = loaded
+    let judged: Vec<JudgedRun<'_>> = v
         .runs
         .iter()
-        .zip(&v.runs)
-        .map(|(run, rv)| JudgedRun {
-            run,
+        .map(|rv| JudgedRun {
+            run: &rv.facts,
             attempts_passed: &rv.attempts_passed,
         })
         .collect();
@@ -80,7 +81,7 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         let xs: Vec<f64> = counted
             .iter()
             .filter(|j| j.run.policy == p.id)
-            .map(|j| j.run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0)
+            .map(|j| j.run.seconds())
             .collect();
         if xs.is_empty() {
             continue;
@@ -104,7 +105,7 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
             let mut any = false;
             for j in &counted {
                 for a in j.run.attempts.iter().filter(|a| a.tier == t.id) {
-                    cost = cost + attempt_cost(a, &e.prices).ok()?;
+                    cost = cost + a.cost.clone().ok()?;
                     any = true;
                 }
             }
@@ -112,16 +113,21 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         })
         .collect();
 
-    let start = counted
+    let runs: BTreeMap<&str, &Run> = loaded.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let counted_runs: Vec<&Run> = counted
         .iter()
-        .flat_map(|j| j.run.calls())
+        .filter_map(|j| runs.get(j.run.id.as_str()).copied())
+        .collect();
+    let start = counted_runs
+        .iter()
+        .flat_map(|r| r.calls())
         .filter_map(|c| time::parse(&c.started_at).ok())
         .min()
         .map_or(0, |t| t.0);
     let series: Vec<String> = e.tiers.iter().map(|t| t.id.clone()).collect();
     let mut calls: Vec<CallPoint> = Vec::new();
-    for j in &counted {
-        for a in &j.run.attempts {
+    for run in &counted_runs {
+        for a in &run.attempts {
             let series = e.tiers.iter().position(|t| t.id == a.tier).unwrap_or(0);
             for c in &a.calls {
                 let (Some(u), Ok(t)) = (c.usage, time::parse(&c.started_at)) else {

@@ -132,7 +132,6 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
             log: &log,
             summary: summary.as_ref(),
             results: results.as_deref(),
-            runs: &runs,
             tasks: &tasks,
             objects: &objects,
         };
@@ -143,7 +142,11 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                     receipts.extend(check.verify_run(&inputs, run).receipts);
                 }
             }
-            _ => receipts.extend(super::verify_experiment(&check).all_receipts().cloned()),
+            _ => receipts.extend(
+                super::verify_experiment(&check, &runs)
+                    .all_receipts()
+                    .cloned(),
+            ),
         }
     }
     BundleResult {

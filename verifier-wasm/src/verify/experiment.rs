@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::decide::decide;
+use crate::facts::RunFacts;
 use crate::model::{Analysis, Correction, Experiment, Outcome, ResultRow, Run, Summary, Task};
 use crate::numbers::{analyze, latest_runs, primary_runs, result_row, JudgedRun};
 use crate::prereg::preregistration_digest;
@@ -24,8 +25,6 @@ pub struct ExperimentCheck<'a> {
     pub log: &'a str,
     pub summary: Option<&'a Summary>,
     pub results: Option<&'a [ResultRow]>,
-    /// Runs sorted by id.
-    pub runs: &'a [Run],
     pub tasks: &'a BTreeMap<String, Task>,
     pub objects: &'a (dyn Objects + Sync),
 }
@@ -33,7 +32,7 @@ pub struct ExperimentCheck<'a> {
 /// What verifying an experiment found.
 #[derive(Debug, Clone)]
 pub struct ExperimentVerification {
-    /// One per run, in the order of `ExperimentCheck::runs`.
+    /// One per run, in the order the runs were given (sorted by id).
     pub runs: Vec<RunVerification>,
     /// The primary analysis, recomputed (unrounded).
     pub primary: Analysis,
@@ -60,13 +59,13 @@ pub const RERUNS_REPLACE: &str = "reruns-replace";
 /// The bytes of every task input, by task id and path.
 pub type TaskInputs = BTreeMap<String, BTreeMap<String, Vec<u8>>>;
 
-/// Verifies an experiment: [`ExperimentCheck::task_inputs`], then
-/// [`ExperimentCheck::verify_run`] for each run (callers may do these in
-/// parallel), then [`ExperimentCheck::finish`].
-pub fn verify_experiment(input: &ExperimentCheck<'_>) -> ExperimentVerification {
+/// Verifies an experiment and its runs (sorted by id):
+/// [`ExperimentCheck::task_inputs`], then [`ExperimentCheck::verify_run`] for
+/// each run (callers may do these in parallel, and need not hold every run at
+/// once), then [`ExperimentCheck::finish`].
+pub fn verify_experiment(input: &ExperimentCheck<'_>, runs: &[Run]) -> ExperimentVerification {
     let inputs = input.task_inputs();
-    let runs = input
-        .runs
+    let runs = runs
         .iter()
         .map(|run| input.verify_run(&inputs, run))
         .collect();
@@ -92,8 +91,16 @@ impl ExperimentCheck<'_> {
     pub fn verify_run(&self, inputs: &TaskInputs, run: &Run) -> RunVerification {
         let subject = format!("{}/runs/{}.json", self.dir, run.id);
         match (self.tasks.get(&run.task), inputs.get(&run.task)) {
-            (Some(task), Some(bytes)) => verify_run(&subject, run, task, bytes, self.objects),
+            (Some(task), Some(bytes)) => verify_run(
+                &subject,
+                run,
+                task,
+                bytes,
+                self.objects,
+                &self.experiment.prices,
+            ),
             _ => RunVerification {
+                facts: RunFacts::of(run, &self.experiment.prices),
                 checks: Vec::new(),
                 attempts_passed: Vec::new(),
                 receipts: vec![Receipt::unchecked(
@@ -107,21 +114,19 @@ impl ExperimentCheck<'_> {
     }
 
     /// Recomputes the experiment's numbers from its verified runs (one per
-    /// run, in order) and checks what was published.
+    /// run, sorted by id) and checks what was published.
     pub fn finish(&self, runs: Vec<RunVerification>) -> ExperimentVerification {
         let e = self.experiment;
-        let mut receipts = preregistration(self);
+        let mut receipts = preregistration(self, &runs);
         for task_id in &e.grid.tasks {
             if let Some(task) = self.tasks.get(task_id) {
                 receipts.extend(verify_task_inputs(task, self.objects));
             }
         }
-        let judged: Vec<JudgedRun<'_>> = self
-            .runs
+        let judged: Vec<JudgedRun<'_>> = runs
             .iter()
-            .zip(&runs)
-            .map(|(run, v)| JudgedRun {
-                run,
+            .map(|v| JudgedRun {
+                run: &v.facts,
                 attempts_passed: &v.attempts_passed,
             })
             .collect();
@@ -150,7 +155,7 @@ impl ExperimentCheck<'_> {
             ));
         }
         if let Some(rows) = self.results {
-            receipts.extend(results_receipts(self.dir, e, rows, &judged));
+            receipts.extend(results_receipts(self.dir, rows, &judged));
         }
         drop(judged);
         ExperimentVerification {
@@ -163,7 +168,7 @@ impl ExperimentCheck<'_> {
     }
 }
 
-fn preregistration(input: &ExperimentCheck<'_>) -> Vec<Receipt> {
+fn preregistration(input: &ExperimentCheck<'_>, runs: &[RunVerification]) -> Vec<Receipt> {
     let e = input.experiment;
     let p = &e.preregistration;
     let log_subject = format!("{}/{}", input.dir, p.log);
@@ -183,16 +188,7 @@ fn preregistration(input: &ExperimentCheck<'_>) -> Vec<Receipt> {
             false,
         ),
     };
-    let first_call = input
-        .runs
-        .iter()
-        .flat_map(|r| r.calls())
-        .filter_map(|c| {
-            time::parse(&c.started_at)
-                .ok()
-                .map(|t| (t, c.started_at.clone()))
-        })
-        .min();
+    let first_call = runs.iter().filter_map(|v| v.facts.first_call.clone()).min();
     let subject = format!("{}/experiment.json", input.dir);
     let claim = "pre-registered before the first provider call";
     let timing = match (time::parse(&p.registered_at), first_call) {
@@ -303,12 +299,7 @@ fn summary_receipts(
     out
 }
 
-fn results_receipts(
-    dir: &str,
-    e: &Experiment,
-    rows: &[ResultRow],
-    judged: &[JudgedRun<'_>],
-) -> Vec<Receipt> {
+fn results_receipts(dir: &str, rows: &[ResultRow], judged: &[JudgedRun<'_>]) -> Vec<Receipt> {
     let subject = format!("{dir}/results.csv");
     let by_id: BTreeMap<&str, &JudgedRun<'_>> =
         judged.iter().map(|j| (j.run.id.as_str(), j)).collect();
@@ -328,7 +319,7 @@ fn results_receipts(
             ));
             continue;
         };
-        let Ok(expected) = result_row(j.run, &e.prices, j.passed()) else {
+        let Ok(expected) = result_row(j.run, j.passed()) else {
             out.push(Receipt::unchecked(
                 &subject,
                 claim,

@@ -86,7 +86,14 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
         return out;
     };
     let inputs = task_input_bytes(&task, &objects);
-    let verification = verify_run(&run_path, &run, &task, &inputs, &objects);
+    let verification = verify_run(
+        &run_path,
+        &run,
+        &task,
+        &inputs,
+        &objects,
+        &experiment.prices,
+    );
     let passed = verification.passed();
     out.extend(verification.receipts);
     let claims = &report.claims;
@@ -175,7 +182,14 @@ pub fn assemble_report(
         .collect();
 
     let inputs = task_input_bytes(&task, &objects);
-    let verification = verify_run(&run_path, &parsed, &task, &inputs, &objects);
+    let verification = verify_run(
+        &run_path,
+        &parsed,
+        &task,
+        &inputs,
+        &objects,
+        &experiment.prices,
+    );
     let cost = run_cost(&parsed, &experiment.prices).map_err(|e| e.to_string())?;
     let records: BTreeMap<String, String> = [
         (experiment_path, experiment_text),

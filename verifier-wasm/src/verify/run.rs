@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use crate::checks::{run_all, CheckContext, CheckOutcome};
 use crate::digest::sha256_hex;
-use crate::model::{Run, Task};
+use crate::facts::RunFacts;
+use crate::model::{PriceTable, Run, Task};
 
 use super::{Objects, Receipt};
 
@@ -17,6 +18,8 @@ pub struct RunVerification {
     /// Whether each attempt passed every recomputed check.
     pub attempts_passed: Vec<bool>,
     pub receipts: Vec<Receipt>,
+    /// What the published numbers read of the run.
+    pub facts: RunFacts,
 }
 
 impl RunVerification {
@@ -83,6 +86,7 @@ pub fn verify_run(
     task: &Task,
     inputs: &BTreeMap<String, Vec<u8>>,
     objects: &dyn Objects,
+    prices: &PriceTable,
 ) -> RunVerification {
     let mut receipts = Vec::new();
     let mut checks = Vec::new();
@@ -164,5 +168,6 @@ pub fn verify_run(
         checks,
         attempts_passed,
         receipts,
+        facts: RunFacts::of(run, prices),
     }
 }
