@@ -1,0 +1,123 @@
+//! Benchmarks of the site build: rendering one run page, rendering the
+//! experiment page of 1,000 runs, and a whole `receipts build` of 1,000 runs.
+//!
+//! The input is one simulated experiment of 1,000 runs (`simulate::scale`),
+//! written once to a temporary directory, since the build reads its input from
+//! disk; the build writes its site beside it.
+//! Run with `cargo bench -p receipts` or `scripts/bench-functions`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+
+use receipts::build::{build, BuildOptions};
+use receipts::load::{self, Corpus};
+use receipts::render::{Renderer, Theme, VerifyScope};
+use receipts::site::{self, experiment_href, run_href};
+use receipts::{simulate, verification};
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::verify::Scope;
+
+/// Runs in the simulated experiment.
+const RUNS: usize = 1_000;
+
+fn renderer(corpus: &Corpus) -> Renderer {
+    // Any records digest does: the page shows it and nothing checks it here.
+    let records_digest = sha256_hex(b"records");
+    Renderer::new(site::site_info(corpus, &records_digest), &Theme::embedded())
+        .expect("the embedded templates compile")
+}
+
+fn render(c: &mut Criterion, corpus: &Corpus) {
+    let verified = verification::verify(corpus);
+    let renderer = renderer(corpus);
+    let loaded = &corpus.experiments[0];
+    let verification = &verified.experiments[0];
+    let neighbours = site::neighbours(loaded);
+    let mut group = c.benchmark_group("render");
+
+    // What the build does for each run page: its view, its verify scope, the page.
+    group.bench_function("run-page", |b| {
+        b.iter(|| {
+            let index = black_box(0);
+            let run = &loaded.runs[index];
+            let view = site::run_view(
+                corpus,
+                loaded,
+                index,
+                &verification.runs[index],
+                &neighbours,
+            );
+            let path = run_href(&view.id);
+            let scope = Scope::Run {
+                experiment: loaded.dir.clone(),
+                run: run.id.clone(),
+            };
+            let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run));
+            renderer
+                .page(
+                    "run.html",
+                    &path,
+                    view.simulated,
+                    &verify,
+                    minijinja::context! { run => view },
+                )
+                .expect("the run page renders")
+        })
+    });
+
+    // The experiment page: its view (tables, figures, charts) and the page.
+    let scope = VerifyScope::of(
+        &Scope::Experiment {
+            experiment: loaded.dir.clone(),
+        },
+        &[],
+    );
+    group.sample_size(20);
+    group.bench_function(format!("experiment-page-{}-runs", loaded.runs.len()), |b| {
+        b.iter(|| {
+            let view = site::experiment_view(black_box(loaded), verification);
+            renderer
+                .page(
+                    "experiment.html",
+                    &experiment_href(&view.id),
+                    view.simulated,
+                    &scope,
+                    minijinja::context! { e => view },
+                )
+                .expect("the experiment page renders")
+        })
+    });
+    group.finish();
+}
+
+fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
+    let options = BuildOptions {
+        root: root.to_path_buf(),
+        out: root.join("site"),
+        quiet: true,
+        templates: None,
+    };
+    let mut group = c.benchmark_group("build");
+    // Long iterations: flat sampling (the same count in every sample, at least one) keeps ten
+    // samples near the measurement time instead of 1 + 2 + … + 10 iterations.
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Elements(runs as u64));
+    group.bench_function(format!("{runs}-runs"), |b| {
+        b.iter(|| build(black_box(&options)).expect("the site builds"))
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    simulate::write_files(dir.path(), &simulate::scale(RUNS)).expect("the input is written");
+    let corpus = load::load(dir.path()).expect("the input loads");
+    let runs = corpus.experiments.iter().map(|e| e.runs.len()).sum();
+    render(c, &corpus);
+    build_site(c, dir.path(), runs);
+}
+
+criterion_group!(site, benches);
+criterion_main!(site);
