@@ -84,7 +84,14 @@ impl Sample {
 
     fn verify(&self, path: &str, run: &Run) -> RunVerification {
         let task = &self.tasks[&run.task];
-        verify_run(path, run, task, &self.inputs(task), &self.objects)
+        verify_run(
+            path,
+            run,
+            task,
+            &self.inputs(task),
+            &self.objects,
+            &self.experiment.prices,
+        )
     }
 
     /// The first passing run of each task, with the task's family as written in records.
@@ -136,6 +143,7 @@ fn verify_one_run(c: &mut Criterion, sample: &Sample) {
                     task,
                     &inputs,
                     &sample.objects,
+                    &sample.experiment.prices,
                 )
             })
         });
@@ -171,12 +179,10 @@ fn numbers(c: &mut Criterion, sample: &Sample) {
         .iter()
         .map(|(path, run)| sample.verify(path, run))
         .collect();
-    let judged: Vec<JudgedRun<'_>> = sample
-        .runs
+    let judged: Vec<JudgedRun<'_>> = verified
         .iter()
-        .zip(&verified)
-        .map(|((_, run), v)| JudgedRun {
-            run,
+        .map(|v| JudgedRun {
+            run: &v.facts,
             attempts_passed: &v.attempts_passed,
         })
         .collect();
