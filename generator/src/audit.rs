@@ -14,7 +14,7 @@ use receipts_verifier::manifest::{
 };
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
-use crate::build::DATA_DIR;
+use crate::build::{BuildError, DATA_DIR};
 use crate::error::{display_path, InputError};
 use crate::{load, validate, verification};
 
@@ -157,11 +157,15 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     // The records, recomputed.
     let failed_so_far = receipts.iter().any(|r| r.status == Status::Fail);
     let records = load::load_records(dir, &dir.join(DATA_DIR))
-        .and_then(|corpus| validate::validate_published(&corpus).map(|()| corpus));
+        .and_then(|corpus| validate::validate_published(&corpus).map(|()| corpus))
+        .and_then(|corpus| match verification::verify(&corpus, |_| Ok(())) {
+            Ok(verified) => Ok(verified),
+            Err(BuildError::Input(e)) => Err(e),
+            Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+        });
     let mut tally_of_records = None;
     match records {
-        Ok(corpus) => {
-            let verified = verification::verify(&corpus);
+        Ok(verified) => {
             let found: Vec<Receipt> = verified
                 .receipts()
                 .map(|r| Receipt {

@@ -95,8 +95,6 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("load");
     validate::validate(&corpus)?;
     timer.lap("validate");
-    let verified = verification::verify(&corpus);
-    timer.lap("verify");
 
     let staging = Staging::new(&options.out)?;
     let records_digest = publish_data(&corpus, &staging)?;
@@ -105,9 +103,30 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         None => Theme::embedded(),
     };
     let renderer = Renderer::new(site::site_info(&corpus, &records_digest), &theme)?;
-    timer.lap("model");
-    let pages = render_pages(&corpus, &verified, &renderer, &staging, options.quiet)?;
-    timer.lap("render");
+    let run_count: usize = corpus.experiments.iter().map(|e| e.runs.len()).sum();
+    let progress = progress_bar(run_count, options.quiet);
+    // Each run's neighbours (its cell's other runs, the run replacing it), found once.
+    let neighbours: Vec<site::Neighbours<'_>> =
+        corpus.experiments.iter().map(site::neighbours).collect();
+    let verified = verification::verify(&corpus, |pass| {
+        let rel = pass.loaded.run_path(&pass.run.id);
+        let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
+        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
+        run_page(
+            &corpus,
+            &renderer,
+            &staging,
+            &neighbours[pass.experiment],
+            &pass,
+        )?;
+        progress.inc(1);
+        Ok(())
+    })?;
+    progress.finish_and_clear();
+    timer.lap("runs");
+    let pages = render_pages(&corpus, &verified, &renderer, &staging)? + run_count;
+    timer.lap("pages");
+    check_published_data(&corpus, &staging)?;
     for (rel, bytes) in &theme.assets {
         staging.write(rel, bytes)?;
     }
@@ -137,7 +156,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("write");
     Ok(BuildReport {
         experiments: corpus.experiments.len(),
-        runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
+        runs: run_count,
         pages,
         files,
         stages: timer.stages,
@@ -161,13 +180,12 @@ struct ShowcasePick {
     href: String,
 }
 
-/// Renders and writes every page; returns how many.
+/// Renders and writes every page but the run pages; returns how many.
 fn render_pages(
     corpus: &Corpus,
     verified: &Verified,
     renderer: &Renderer,
     staging: &Staging,
-    quiet: bool,
 ) -> Result<usize> {
     let any_simulated = corpus
         .experiments
@@ -290,59 +308,61 @@ fn render_pages(
         };
         page("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
     }
-    let run_pages: Vec<(usize, usize)> = corpus
-        .experiments
-        .iter()
-        .enumerate()
-        .flat_map(|(e, loaded)| (0..loaded.runs.len()).map(move |r| (e, r)))
-        .collect();
-    let progress = if quiet || run_pages.len() < PROGRESS_THRESHOLD {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(run_pages.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} run pages")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix("rendering");
-        bar
+    Ok(pages)
+}
+
+fn progress_bar(runs: usize, quiet: bool) -> ProgressBar {
+    if quiet || runs < PROGRESS_THRESHOLD {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(runs as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} runs")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix("verifying and rendering");
+    bar
+}
+
+/// Renders and writes the page of the run in `pass`.
+fn run_page(
+    corpus: &Corpus,
+    renderer: &Renderer,
+    staging: &Staging,
+    neighbours: &site::Neighbours<'_>,
+    pass: &verification::RunPass<'_>,
+) -> Result<()> {
+    let (loaded, run) = (pass.loaded, pass.run);
+    let view = site::run_view(
+        corpus,
+        loaded,
+        pass.index,
+        run,
+        pass.verification,
+        neighbours,
+    );
+    let path = run_href(&view.id);
+    let scope = Scope::Run {
+        experiment: loaded.dir.clone(),
+        run: run.id.clone(),
     };
-    // Each run's neighbours (its cell's other runs, the run replacing it), found once.
-    let neighbours: Vec<site::Neighbours<'_>> =
-        corpus.experiments.iter().map(site::neighbours).collect();
-    run_pages.par_iter().try_for_each(|&(e, r)| -> Result<()> {
-        let loaded = &corpus.experiments[e];
-        let run = &loaded.runs[r];
-        let view = site::run_view(
-            corpus,
-            loaded,
-            r,
-            &verified.experiments[e].runs[r],
-            &neighbours[e],
-        );
-        let path = run_href(&view.id);
-        let scope = Scope::Run {
-            experiment: loaded.dir.clone(),
-            run: run.id.clone(),
-        };
-        let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run));
-        let html = renderer.page(
-            "run.html",
-            &path,
-            view.simulated,
-            &verify,
-            minijinja::context! { run => view },
-        )?;
-        staging.write(&path, html.as_bytes())?;
-        progress.inc(1);
-        Ok(())
-    })?;
-    progress.finish_and_clear();
-    Ok(pages + run_pages.len())
+    let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run));
+    let html = renderer.page(
+        "run.html",
+        &path,
+        view.simulated,
+        &verify,
+        minijinja::context! { run => view },
+    )?;
+    staging.write(&path, html.as_bytes())
 }
 
 /// Publishes the records under `data/`, mirroring `experiments/` byte for
 /// byte, with their manifest `data/SHA256SUMS`; returns the records digest.
+/// The run records are written as each run is verified, and the manifest is
+/// made from the digests loading took, so the pages can carry the records
+/// digest before the runs are read again; [`check_published_data`] then
+/// holds the published files to it.
 fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
     let src = &corpus.records_dir;
     let mut files: Vec<String> = Vec::new();
@@ -359,7 +379,6 @@ fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
                 .into_iter()
                 .map(|name| format!("{dir}/{name}")),
         );
-        files.extend(e.runs.iter().map(|r| format!("{dir}/runs/{}.json", r.id)));
     }
     files.par_iter().try_for_each(|rel| -> Result<()> {
         let bytes =
@@ -377,15 +396,26 @@ fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
             digest.clone(),
         )
     })?;
-    let data_prefix = format!("{DATA_DIR}/");
-    let records: std::collections::BTreeMap<String, String> = staging
-        .digests()
-        .into_iter()
-        .filter_map(|(path, d)| path.strip_prefix(&data_prefix).map(|p| (p.to_string(), d)))
-        .collect();
-    let sums = manifest::format_sums(&records);
+    let sums = manifest::format_sums(&corpus.record_digests);
     staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
     Ok(sha256_hex(sums.as_bytes()))
+}
+
+/// The files published under `data/` are exactly those `data/SHA256SUMS`
+/// lists, with those digests.
+fn check_published_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
+    let data_prefix = format!("{DATA_DIR}/");
+    let sums_path = format!("{DATA_DIR}/{SUMS}");
+    let published: std::collections::BTreeMap<String, String> = staging
+        .digests()
+        .into_iter()
+        .filter(|(path, _)| *path != sums_path)
+        .filter_map(|(path, d)| path.strip_prefix(&data_prefix).map(|p| (p.to_string(), d)))
+        .collect();
+    if published != corpus.record_digests {
+        bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
+    }
+    Ok(())
 }
 
 /// A one-line account of the build, for the terminal.

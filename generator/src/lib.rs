@@ -7,6 +7,7 @@ pub mod build;
 pub mod charts;
 pub mod commands;
 pub mod error;
+pub mod head;
 pub mod load;
 pub mod markdown;
 pub mod parse;

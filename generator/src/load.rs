@@ -23,6 +23,8 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
 
+use crate::head::RunHead;
+
 use crate::error::{display_path, InputError};
 use crate::parse;
 
@@ -62,8 +64,38 @@ pub struct LoadedExperiment {
     pub log: String,
     pub summary: Option<Summary>,
     pub results: Option<Vec<ResultRow>>,
-    /// Runs sorted by id, each with the file it came from.
-    pub runs: Vec<Run>,
+    /// The head of each run, sorted by id; the records are read again by
+    /// [`read_run`] when they are verified.
+    pub runs: Vec<RunHead>,
+}
+
+impl LoadedExperiment {
+    /// A run record's path under the records directory.
+    pub fn run_path(&self, id: &str) -> String {
+        format!("{}/runs/{id}.json", self.dir)
+    }
+}
+
+/// Reads run `index` of `loaded` again: its bytes, which must be the bytes
+/// loading read (the same SHA-256), and the record they hold.
+pub fn read_run(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    index: usize,
+) -> Result<(Run, Vec<u8>), InputError> {
+    let rel = loaded.run_path(&loaded.runs[index].id);
+    let name = format!("{}/{rel}", corpus.records_name);
+    let bytes = fs::read(corpus.records_dir.join(&rel))
+        .map_err(|e| InputError::new(&name, e.to_string()))?;
+    let digest = receipts_verifier::digest::sha256_hex(&bytes);
+    if corpus.record_digests.get(&rel) != Some(&digest) {
+        return Err(InputError::new(
+            name,
+            "the file changed while the site was being built; build again",
+        ));
+    }
+    let run = parse::json(&name, &bytes)?;
+    Ok((run, bytes))
 }
 
 #[derive(Debug)]
@@ -334,7 +366,7 @@ impl Reader<'_> {
         };
         let runs_dir = dir.join("runs");
         let runs = if self.is_dir(&runs_dir)? {
-            self.runs(&runs_dir)?
+            self.runs(&runs_dir, &experiment)?
         } else {
             Vec::new()
         };
@@ -348,14 +380,15 @@ impl Reader<'_> {
         })
     }
 
-    fn runs(&self, dir: &Path) -> Result<Vec<Run>, InputError> {
+    /// The head of every run: each record is parsed, and let go.
+    fn runs(&self, dir: &Path, experiment: &Experiment) -> Result<Vec<RunHead>, InputError> {
         let paths = self.files_with_ext(dir, "json")?;
-        let runs: Vec<Result<Run, InputError>> = paths
+        let runs: Vec<Result<RunHead, InputError>> = paths
             .par_iter()
             .map(|path| {
                 let run: Run = self.json(path)?;
                 expect_stem(&self.name(path), path, &run.id)?;
-                Ok(run)
+                Ok(RunHead::of(&run, experiment))
             })
             .collect();
         runs.into_iter().collect()

@@ -10,20 +10,23 @@ use receipts_verifier::model::Report;
 use receipts_verifier::verify::assemble_report;
 
 use crate::error::InputError;
-use crate::load::{Corpus, OBJECTS_DIR, TASKS_DIR};
+use crate::load::{read_run, Corpus, OBJECTS_DIR, TASKS_DIR};
 
 /// The report of run `run_id`, with the records it needs verbatim.
 pub fn export(corpus: &Corpus, run_id: &str) -> Result<Report, InputError> {
-    let found = corpus
-        .experiments
-        .iter()
-        .find_map(|e| e.runs.iter().find(|r| r.id == run_id).map(|r| (e, r)));
-    let Some((loaded, run)) = found else {
+    let found = corpus.experiments.iter().find_map(|e| {
+        e.runs
+            .iter()
+            .position(|r| r.id == run_id)
+            .map(|index| (e, index))
+    });
+    let Some((loaded, index)) = found else {
         return Err(InputError::new(
             corpus.records_name.clone(),
             format!("no run has the id `{run_id}`"),
         ));
     };
+    let (run, _) = read_run(corpus, loaded, index)?;
     let mut paths = vec![
         format!("{}/experiment.json", loaded.dir),
         format!("{TASKS_DIR}/{}.json", run.task),

@@ -1,7 +1,9 @@
 //! Stage 2, validate: the references between records hold. Every run names an
 //! experiment cell that exists, every digest names an object whose bytes hash
 //! to it, ids are unique and safe to use as file names, timestamps parse.
-//! After this stage the later stages may index without checking.
+//! Run records are checked by [`run`] as each is read again to be verified
+//! (the corpus holds only their heads); after these checks the later stages
+//! may index without checking.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,9 +30,13 @@ pub fn validate_published(corpus: &Corpus) -> Result<(), InputError> {
 }
 
 fn validate_with(corpus: &Corpus, object_names: bool) -> Result<(), InputError> {
-    // Messages below name files under `experiments/`; records elsewhere (a
-    // site's `data/`) are named by their own directory.
-    validate_records(corpus, object_names).map_err(|mut e| {
+    named_in(corpus, validate_records(corpus, object_names))
+}
+
+/// Messages name files under `experiments/`; records elsewhere (a site's
+/// `data/`) are named by their own directory.
+fn named_in(corpus: &Corpus, result: Result<(), InputError>) -> Result<(), InputError> {
+    result.map_err(|mut e| {
         if let Some(rest) = e.file.strip_prefix("experiments/") {
             e.file = format!("{}/{rest}", corpus.records_name);
         }
@@ -50,10 +56,9 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
         let file = format!("experiments/{}/experiment.json", loaded.dir);
         experiment(corpus, &file, &loaded.experiment)?;
         for run in &loaded.runs {
-            let run_file = run_file(loaded, run);
             if let Some(other) = run_ids.insert(&run.id, &loaded.dir) {
                 return Err(InputError::at(
-                    run_file,
+                    format!("experiments/{}", loaded.run_path(&run.id)),
                     "id",
                     format!(
                         "duplicate run id `{}` (also in experiments/{other})",
@@ -62,14 +67,6 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
                 ));
             }
         }
-        let ids: BTreeSet<&str> = loaded.runs.iter().map(|r| r.id.as_str()).collect();
-        loaded
-            .runs
-            .par_iter()
-            .map(|r| run_refs(corpus, loaded, &ids, r))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect::<Result<(), _>>()?;
         published(loaded)?;
     }
     if let Some(showcase) = &corpus.showcase {
@@ -86,8 +83,20 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
     Ok(())
 }
 
-pub fn run_file(loaded: &LoadedExperiment, run: &Run) -> String {
-    format!("experiments/{}/runs/{}.json", loaded.dir, run.id)
+/// Checks one run record against the corpus: what [`validate`] checks of
+/// the rest, for a run read again when it is verified. `ids` holds the ids
+/// of the experiment's runs.
+pub fn run(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    ids: &BTreeSet<&str>,
+    run: &Run,
+) -> Result<(), InputError> {
+    named_in(corpus, run_refs(corpus, loaded, ids, run))
+}
+
+fn run_file(loaded: &LoadedExperiment, run: &Run) -> String {
+    format!("experiments/{}", loaded.run_path(&run.id))
 }
 
 /// Ids become file names and URL parts: letters, digits, `.`, `_`, `-`.

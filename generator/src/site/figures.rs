@@ -5,12 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use receipts_verifier::model::Run;
 use receipts_verifier::numbers::{mean, median, primary_runs, JudgedRun};
-use receipts_verifier::time;
 use receipts_verifier::verify::ExperimentVerification;
 
 use crate::charts::{self, CallPoint, PolicyPoint};
+use crate::head::RunHead;
 use crate::load::LoadedExperiment;
 
 #[derive(Debug, Clone, Serialize)]
@@ -113,36 +112,23 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         })
         .collect();
 
-    let runs: BTreeMap<&str, &Run> = loaded.runs.iter().map(|r| (r.id.as_str(), r)).collect();
-    let counted_runs: Vec<&Run> = counted
+    let heads: BTreeMap<&str, &RunHead> = loaded.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let start = counted
         .iter()
-        .filter_map(|j| runs.get(j.run.id.as_str()).copied())
-        .collect();
-    let start = counted_runs
-        .iter()
-        .flat_map(|r| r.calls())
-        .filter_map(|c| time::parse(&c.started_at).ok())
+        .filter_map(|j| j.run.first_call.as_ref().map(|(t, _)| t.0))
         .min()
-        .map_or(0, |t| t.0);
+        .unwrap_or(0);
     let series: Vec<String> = e.tiers.iter().map(|t| t.id.clone()).collect();
     let mut calls: Vec<CallPoint> = Vec::new();
-    for run in &counted_runs {
-        for a in &run.attempts {
-            let series = e.tiers.iter().position(|t| t.id == a.tier).unwrap_or(0);
-            for c in &a.calls {
-                let (Some(u), Ok(t)) = (c.usage, time::parse(&c.started_at)) else {
-                    continue;
-                };
-                if c.latency_ms == 0 {
-                    continue;
-                }
-                calls.push(CallPoint {
-                    series,
-                    minutes: (t.0 - start) as f64 / 60_000.0,
-                    tokens_per_second: u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64,
-                });
-            }
-        }
+    for j in &counted {
+        let Some(head) = heads.get(j.run.id.as_str()) else {
+            continue;
+        };
+        calls.extend(head.calls.iter().map(|c| CallPoint {
+            series: c.series,
+            minutes: (c.started_ms - start) as f64 / 60_000.0,
+            tokens_per_second: c.tokens_per_second,
+        }));
     }
     let throughput_rows = e
         .tiers

@@ -3,11 +3,12 @@
 use serde::Serialize;
 
 use receipts_verifier::checks::Evidence;
-use receipts_verifier::cost::{attempt_cost, call_cost, run_cost, Cost};
+use receipts_verifier::cost::{attempt_cost, call_cost, Cost};
 use receipts_verifier::model::{Attempt, Experiment, InputRole, Provenance, Run, Task, Usage};
 use receipts_verifier::verify::{Receipt, RunVerification, Status, Tally};
 
 use super::{experiment_href, label, mark, object_href, run_href, ReceiptView};
+use crate::head::RunHead;
 use crate::load::{Corpus, LoadedExperiment};
 
 /// One row of a runs table.
@@ -261,43 +262,43 @@ pub fn run_files(corpus: &Corpus, loaded: &LoadedExperiment, run: &Run) -> Vec<S
     files
 }
 
-pub fn run_row(loaded: &LoadedExperiment, run: &Run, verification: &RunVerification) -> RunRow {
+pub fn run_row(
+    loaded: &LoadedExperiment,
+    head: &RunHead,
+    verification: &RunVerification,
+) -> RunRow {
     let status = overall(&verification.receipts);
+    let facts = &verification.facts;
     RunRow {
-        id: run.id.clone(),
-        href: run_href(&run.id),
+        id: head.id.clone(),
+        href: run_href(&head.id),
         experiment: loaded.experiment.id.clone(),
-        task: run.task.clone(),
-        profile: run.profile.clone(),
-        seed: run.seed,
-        policy: run.policy.clone(),
-        tiers: run.tiers_tried().join(" → "),
+        task: head.task.clone(),
+        profile: head.profile.clone(),
+        seed: head.seed,
+        policy: head.policy.clone(),
+        tiers: facts.tiers_tried().join(" → "),
         passed: verification.passed(),
-        cost: run_cost(run, &loaded.experiment.prices).unwrap_or_default(),
-        time_s: run_seconds(run),
-        replaces: run.replaces.clone().unwrap_or_default(),
+        cost: facts.cost().unwrap_or_default(),
+        time_s: facts.seconds(),
+        replaces: head.replaces.clone().unwrap_or_default(),
         verified: label(&status),
         mark: mark(status).to_string(),
-        truncated: run
-            .calls()
-            .any(|c| c.finish_reason == Some(receipts_verifier::model::FinishReason::Length)),
-        lost_usage: run.calls().any(|c| c.usage.is_none()),
+        truncated: facts.truncations() > 0,
+        lost_usage: head.lost_usage,
     }
 }
 
-fn run_seconds(run: &Run) -> f64 {
-    run.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0
-}
-
-/// The view of run `index` of `loaded` (runs are sorted by id; prev/next follow that order).
+/// The view of `run`, run `index` of `loaded` (runs are sorted by id;
+/// prev/next follow that order).
 pub fn run_view(
     corpus: &Corpus,
     loaded: &LoadedExperiment,
     index: usize,
+    run: &Run,
     verification: &RunVerification,
     neighbours: &Neighbours<'_>,
 ) -> RunView {
-    let run = &loaded.runs[index];
     let e = &loaded.experiment;
     let task = &corpus.tasks[&run.task];
     let link = |id: &str| Link {
@@ -326,9 +327,9 @@ pub fn run_view(
             .map(ReceiptView::from),
         passed: verification.passed(),
         tally: Tally::of(&verification.receipts),
-        tiers: run.tiers_tried().join(" → "),
-        cost: run_cost(run, &e.prices).unwrap_or_default(),
-        time_s: run_seconds(run),
+        tiers: verification.facts.tiers_tried().join(" → "),
+        cost: verification.facts.cost().unwrap_or_default(),
+        time_s: verification.facts.seconds(),
         replaces: run.replaces.as_deref().map(link),
         replaced_by: neighbours
             .replaced_by

@@ -1,0 +1,69 @@
+//! A run's head: the little the pages other than its own read of it (its
+//! cell, whether any call lost its usage, the points it adds to the
+//! throughput chart). Loading keeps a head per run and lets the record go;
+//! the record is read again when the run is verified and its page is made,
+//! so a build holds one record per thread, not every record at once.
+
+use receipts_verifier::model::{Experiment, Run};
+use receipts_verifier::time;
+
+#[derive(Debug, Clone)]
+pub struct RunHead {
+    pub id: String,
+    pub task: String,
+    pub profile: String,
+    pub seed: u64,
+    pub policy: String,
+    pub replaces: Option<String>,
+    /// Whether any provider call lost its usage.
+    pub lost_usage: bool,
+    /// Each provider call with known usage and time, for the throughput chart.
+    pub calls: Vec<CallSketch>,
+}
+
+/// One provider call on the throughput chart.
+#[derive(Debug, Clone, Copy)]
+pub struct CallSketch {
+    /// The position of the call's tier among the experiment's tiers (0 when unknown).
+    pub series: usize,
+    /// When the call started, in milliseconds since the epoch.
+    pub started_ms: i64,
+    /// Completion tokens per second of the call's latency.
+    pub tokens_per_second: f64,
+}
+
+impl RunHead {
+    pub fn of(run: &Run, experiment: &Experiment) -> RunHead {
+        let mut calls = Vec::new();
+        for a in &run.attempts {
+            let series = experiment
+                .tiers
+                .iter()
+                .position(|t| t.id == a.tier)
+                .unwrap_or(0);
+            for c in &a.calls {
+                let (Some(u), Ok(t)) = (c.usage, time::parse(&c.started_at)) else {
+                    continue;
+                };
+                if c.latency_ms == 0 {
+                    continue;
+                }
+                calls.push(CallSketch {
+                    series,
+                    started_ms: t.0,
+                    tokens_per_second: u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64,
+                });
+            }
+        }
+        RunHead {
+            id: run.id.clone(),
+            task: run.task.clone(),
+            profile: run.profile.clone(),
+            seed: run.seed,
+            policy: run.policy.clone(),
+            replaces: run.replaces.clone(),
+            lost_usage: run.calls().any(|c| c.usage.is_none()),
+            calls,
+        }
+    }
+}
