@@ -94,6 +94,15 @@ pub struct AttemptView {
     pub artifact: Option<ArtifactView>,
     pub checks: Vec<CheckView>,
     pub inputs: Vec<InputView>,
+    /// Every input has the task's digest before and after the attempt: the
+    /// page lists them in a line instead of a table of equal digests.
+    pub inputs_unchanged: bool,
+    /// The model every call requested and the provider echoed, when it is
+    /// the attempt's model for all of them: then the calls table leaves the
+    /// column out.
+    pub calls_model: Option<String>,
+    /// The output budget every call had, when they all had the same.
+    pub calls_budget: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -372,9 +381,9 @@ fn attempt_view(
 ) -> AttemptView {
     let receipt = |claim: &str| verification.receipts.iter().find(|r| r.claim == claim);
     let tier = e.tiers.iter().find(|t| t.id == a.tier);
+    let model = tier.map_or_else(String::new, |t| t.model.clone());
     AttemptView {
         tier_label: tier.map_or(a.tier.clone(), |t| t.label.clone()),
-        model: tier.map_or_else(String::new, |t| t.model.clone()),
         started_at: a.started_at.clone(),
         duration_s: a.duration_ms as f64 / 1000.0,
         cost: attempt_cost(a, &e.prices).unwrap_or_default(),
@@ -488,7 +497,31 @@ fn attempt_view(
                 }
             })
             .collect(),
+        inputs_unchanged: !a.inputs.is_empty()
+            && a.inputs.iter().all(|i| {
+                task.inputs
+                    .iter()
+                    .any(|t| t.path == i.path && t.sha256 == i.sha256_before)
+                    && i.sha256_after == i.sha256_before
+            }),
+        calls_model: a
+            .calls
+            .iter()
+            .all(|c| {
+                !model.is_empty()
+                    && c.model_requested == model
+                    && c.model_echoed.as_deref() == Some(model.as_str())
+            })
+            .then(|| model.clone()),
+        calls_budget: uniform(a.calls.iter().map(|c| c.max_tokens)),
+        model,
     }
+}
+
+/// The one value every item has, if they all have the same (and there is one).
+fn uniform<T: PartialEq>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.all(|x| x == first).then_some(first)
 }
 
 /// An artifact as readable text: JSON pretty-printed, other text as is.
