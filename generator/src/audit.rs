@@ -158,10 +158,12 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     let failed_so_far = receipts.iter().any(|r| r.status == Status::Fail);
     let records = load::load_records(dir, &dir.join(DATA_DIR))
         .and_then(|corpus| validate::validate_published(&corpus).map(|()| corpus))
-        .and_then(|corpus| match verification::verify(&corpus, |_| Ok(())) {
-            Ok(verified) => Ok(verified),
-            Err(BuildError::Input(e)) => Err(e),
-            Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+        .and_then(|corpus| {
+            match verification::verify(&corpus, verification::Keep::All, |_| Ok(())) {
+                Ok(verified) => Ok(verified),
+                Err(BuildError::Input(e)) => Err(e),
+                Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+            }
         });
     let mut tally_of_records = None;
     match records {

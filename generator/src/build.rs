@@ -108,7 +108,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     // Each run's neighbours (its cell's other runs, the run replacing it), found once.
     let neighbours: Vec<site::Neighbours<'_>> =
         corpus.experiments.iter().map(site::neighbours).collect();
-    let verified = verification::verify(&corpus, |pass| {
+    let verified = verification::verify(&corpus, verification::Keep::NotPassing, |pass| {
         let rel = pass.loaded.run_path(&pass.run.id);
         let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
         staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    ExperimentCheck, ExperimentVerification, Receipt, RunVerification, Tally,
+    ExperimentCheck, ExperimentVerification, Receipt, RunVerification, Status, Tally,
 };
 
 use crate::build::BuildError;
@@ -18,16 +18,31 @@ use crate::validate;
 /// The verification of every experiment of a corpus, in corpus order.
 pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
+    /// Every receipt counted, including the passing run receipts
+    /// [`Keep::NotPassing`] let go.
+    tally: Tally,
 }
 
 impl Verified {
+    /// The receipts kept: experiment-level first, then each run's.
     pub fn receipts(&self) -> impl Iterator<Item = &Receipt> {
         self.experiments.iter().flat_map(|e| e.all_receipts())
     }
 
     pub fn tally(&self) -> Tally {
-        Tally::of(self.receipts())
+        self.tally
     }
+}
+
+/// Which run receipts [`verify`] keeps once a run's pass is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every receipt (`receipts verify` prints them all).
+    All,
+    /// Only those that fail or could not be checked; the rest are counted.
+    /// A run's own page has shown them all by then, and a run's status
+    /// depends only on these.
+    NotPassing,
 }
 
 fn check<'a>(corpus: &'a Corpus, loaded: &'a LoadedExperiment) -> ExperimentCheck<'a> {
@@ -61,16 +76,17 @@ pub struct RunPass<'a> {
 /// Then each experiment's numbers. Only a run's own page shows its checks'
 /// evidence, so the verification kept for each run leaves them out. The
 /// first error, in run order, stops the build.
-pub fn verify<F>(corpus: &Corpus, visit: F) -> Result<Verified, BuildError>
+pub fn verify<F>(corpus: &Corpus, keep: Keep, visit: F) -> Result<Verified, BuildError>
 where
     F: Fn(RunPass<'_>) -> anyhow::Result<()> + Sync,
 {
     let mut experiments = Vec::with_capacity(corpus.experiments.len());
+    let mut tally = Tally::default();
     for (experiment, loaded) in corpus.experiments.iter().enumerate() {
         let input = check(corpus, loaded);
         let inputs = input.task_inputs();
         let ids: BTreeSet<&str> = loaded.runs.iter().map(|r| r.id.as_str()).collect();
-        let runs: Vec<Result<RunVerification, BuildError>> = (0..loaded.runs.len())
+        let runs: Vec<Result<(RunVerification, Tally), BuildError>> = (0..loaded.runs.len())
             .into_par_iter()
             .map(|index| {
                 let (run, bytes) = read_run(corpus, loaded, index)?;
@@ -85,11 +101,31 @@ where
                     verification: &verification,
                 })?;
                 verification.checks = Vec::new();
-                Ok(verification)
+                let counted = Tally::of(&verification.receipts);
+                if keep == Keep::NotPassing {
+                    verification.receipts.retain(|r| r.status != Status::Pass);
+                    verification.receipts.shrink_to_fit();
+                }
+                Ok((verification, counted))
             })
             .collect();
-        let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
-        experiments.push(input.finish(runs));
+        let mut verifications = Vec::with_capacity(runs.len());
+        for run in runs {
+            let (verification, counted) = run?;
+            tally = sum(tally, counted);
+            verifications.push(verification);
+        }
+        let verified = input.finish(verifications);
+        tally = sum(tally, Tally::of(&verified.receipts));
+        experiments.push(verified);
     }
-    Ok(Verified { experiments })
+    Ok(Verified { experiments, tally })
+}
+
+fn sum(a: Tally, b: Tally) -> Tally {
+    Tally {
+        pass: a.pass + b.pass,
+        fail: a.fail + b.fail,
+        could_not_check: a.could_not_check + b.could_not_check,
+    }
 }
