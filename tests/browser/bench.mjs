@@ -1,6 +1,9 @@
 // Browser figures for BENCHMARKS.md (not a test): the verifier's size, its
 // SHA-256 throughput in Chromium against the browser's own crypto.subtle
-// and native sha256sum, and the time to verify a whole site in the page.
+// and native sha256sum, and verifying a whole site from its verify page:
+// the time, how often the progress bar moved, and the longest the page's
+// main thread went without running a 20 ms timer (its responsiveness).
+// Prints one JSON object.
 //   node tests/browser/bench.mjs <site-dir>
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -64,20 +67,46 @@ const inBrowser = await tab.evaluate(async ({ size, repeats }) => {
 await tab.close();
 server.close();
 
-// The whole site, verified from its verify page.
+// The whole site, verified from its verify page, with a probe of the main thread.
 const siteServer = await serve(site);
 const { page: verifyTab } = await open(browser, siteServer.url + "verify.html");
+await verifyTab.evaluate(() => {
+  const probe = { longestGapMs: 0, progressSteps: 0 };
+  const bar = document.getElementById("verify-progress");
+  let last = performance.now();
+  let value = -1;
+  setInterval(() => {
+    const now = performance.now();
+    probe.longestGapMs = Math.max(probe.longestGapMs, now - last);
+    last = now;
+    if (!bar.hidden && bar.value !== value) {
+      value = bar.value;
+      probe.progressSteps++;
+    }
+  }, 20);
+  window.__probe = probe;
+});
 const t0 = Date.now();
-const outcome = await verify(verifyTab, 600_000);
+const outcome = await verify(verifyTab, 3_600_000);
 const siteSeconds = (Date.now() - t0) / 1000;
+const probe = await verifyTab.evaluate(() => window.__probe);
 await browser.close();
 await siteServer.close();
 
 const version = execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim();
-const mbps = (seconds) => (size / MIB / seconds).toFixed(0);
-const [w, s, n] = [median(inBrowser.viaWasm), median(inBrowser.viaSubtle), median(native)];
-console.log(`| wasm verifier size | ${(wasm.length / 1024).toFixed(0)} KiB raw, ${(gzipSync(wasm, { level: 9 }).length / 1024).toFixed(0)} KiB gzip | \`assets/receipts_verifier_bg.wasm\` after \`wasm-opt -Oz\` |`);
-console.log(`| SHA-256 in the browser, wasm verifier | ${mbps(w)} MiB/s | 64 MiB buffer, median of ${repeats}, ${version} |`);
-console.log(`| SHA-256 in the browser, \`crypto.subtle.digest\` | ${mbps(s)} MiB/s | same buffer; the wasm verifier runs at ${(s / w).toFixed(2)}× its speed |`);
-console.log(`| SHA-256 native, \`sha256sum\` | ${mbps(n)} MiB/s | same bytes from a file (page cache), process start included; the wasm verifier runs at ${(n / w).toFixed(2)}× its speed |`);
-console.log(`| verify the whole site in the browser | ${siteSeconds.toFixed(1)} s | ${outcome.checked} receipts, status ${outcome.status}, from pressing Verify on \`verify.html\` |`);
+const mibps = (seconds) => size / MIB / seconds;
+console.log(JSON.stringify({
+  chromium: version,
+  wasm_bytes: wasm.length,
+  wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length,
+  sha_buffer_mib: size / MIB,
+  sha_repeats: repeats,
+  sha_wasm_mibps: mibps(median(inBrowser.viaWasm)),
+  sha_subtle_mibps: mibps(median(inBrowser.viaSubtle)),
+  sha_native_mibps: mibps(median(native)),
+  site_verify_s: siteSeconds,
+  site_receipts: outcome.checked,
+  site_status: outcome.status,
+  site_progress_steps: probe.progressSteps,
+  site_longest_gap_ms: Math.round(probe.longestGapMs),
+}));
