@@ -94,7 +94,8 @@ p(`The site holds ${n(f.site_files)} files, ${n(f.site_bytes / MIB)} MiB; \`rece
 p();
 p("| command | wall time | peak memory | what it does |");
 p("| --- | --- | --- | --- |");
-p(`| \`receipts build\` | ${s(f.build_s)} | ${mib(f.build_kib)} | load, validate, verify every receipt, render every page, write the manifests |`);
+p(`| \`receipts build\` | ${s(f.build_s)} | ${mib(f.build_kib)} | load, validate, verify every receipt, render every page, write the manifests, into a new directory |`);
+p(`| \`receipts build\` again | ${s(f.rebuild_s)} | ${mib(f.rebuild_kib)} | the same, replacing the previous site, which it then deletes |`);
 p(`| \`receipts verify site\` | ${s(f.verify_s)} | ${mib(f.verify_kib)} | hash every file against \`SHA256SUMS\`, then recompute every receipt from \`data/\` |`);
 p(`| \`sha256sum -c SHA256SUMS\` (peer) | ${s(f.sha256sum_s)} | ${mib(f.sha256sum_kib)} | hash every file only |`);
 if (f.hugo_s !== undefined) {

@@ -103,6 +103,7 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
         out: root.join("site"),
         quiet: true,
         templates: None,
+        background_cleanup: false,
     };
     let mut group = c.benchmark_group("build");
     // Long iterations: flat sampling (the same count in every sample, at least one) keeps ten

@@ -39,6 +39,9 @@ pub struct BuildOptions {
     /// Read templates and page assets from this directory instead of the
     /// ones built in (`receipts serve` uses `site-templates/` when present).
     pub templates: Option<PathBuf>,
+    /// Delete the replaced site on a background thread instead of before
+    /// returning (`receipts serve`, which keeps running).
+    pub background_cleanup: bool,
 }
 
 /// What a build produced.
@@ -152,7 +155,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let root_digest = sha256_hex(sums.as_bytes());
     staging.write(SUMS, sums.as_bytes())?;
     let files = staging.files();
-    staging.commit()?;
+    let previous = staging.commit()?;
+    if options.background_cleanup {
+        previous.remove_in_background();
+    } else {
+        drop(previous);
+    }
     timer.lap("write");
     Ok(BuildReport {
         experiments: corpus.experiments.len(),

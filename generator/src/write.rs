@@ -76,8 +76,10 @@ impl Staging {
         self.digests.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    /// Moves the staged site into place, replacing the previous one.
-    pub fn commit(self) -> Result<()> {
+    /// Moves the staged site into place, replacing the previous one, which
+    /// is returned to be deleted (when it is dropped, or by
+    /// [`PreviousSite::remove_in_background`]).
+    pub fn commit(self) -> Result<PreviousSite> {
         let staged = self.dir.keep();
         if self.out.exists() {
             let parent = staged
@@ -99,12 +101,27 @@ impl Staging {
                 return Err(e)
                     .with_context(|| format!("moving the new site into {}", self.out.display()));
             }
-            drop(old);
+            Ok(PreviousSite(Some(old)))
         } else {
             fs::rename(&staged, &self.out)
                 .with_context(|| format!("moving the new site into {}", self.out.display()))?;
+            Ok(PreviousSite(None))
         }
-        Ok(())
+    }
+}
+
+/// The site a commit replaced, moved aside into a directory beside the
+/// output; deleted when dropped.
+#[must_use = "dropping it deletes the previous site now"]
+pub struct PreviousSite(Option<tempfile::TempDir>);
+
+impl PreviousSite {
+    /// Deletes the previous site on a thread of its own, so a long-running
+    /// process (`receipts serve`) does not wait for it.
+    pub fn remove_in_background(self) {
+        if self.0.is_some() {
+            std::thread::spawn(move || drop(self));
+        }
     }
 }
 

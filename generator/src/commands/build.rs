@@ -28,6 +28,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         out: args.out.clone(),
         quiet: args.quiet,
         templates: None,
+        background_cleanup: false,
     };
     let report = build(&options)?;
     if !args.quiet {

@@ -32,6 +32,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         out: args.out,
         quiet: true,
         templates: None,
+        background_cleanup: true,
     };
     serve(ServeOptions {
         build,
