@@ -32,7 +32,7 @@ impl JudgedRun<'_> {
 /// and is not a rerun, plus each rerun of a run that never reached it.
 pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
     let by_id: BTreeMap<&str, &RunFacts> =
-        runs.iter().map(|j| (j.run.id.as_str(), j.run)).collect();
+        crate::btree::map(runs.iter().map(|j| (j.run.id.as_str(), j.run)));
     runs.iter()
         .filter(|j| match &j.run.replaces {
             None => j.run.reached_provider,
@@ -44,10 +44,8 @@ pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
 
 /// The runs a rerun-replaces-original analysis counts: every run no other run replaces.
 pub fn latest_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
-    let replaced: BTreeSet<&str> = runs
-        .iter()
-        .filter_map(|j| j.run.replaces.as_deref())
-        .collect();
+    let replaced: BTreeSet<&str> =
+        crate::btree::set(runs.iter().filter_map(|j| j.run.replaces.as_deref()));
     runs.iter()
         .filter(|j| !replaced.contains(j.run.id.as_str()))
         .copied()
@@ -207,7 +205,8 @@ pub fn median(xs: &[f64]) -> f64 {
         return 0.0;
     }
     let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
+    // Values equal under `total_cmp` have the same bits, so an unstable sort gives the same order.
+    v.sort_unstable_by(f64::total_cmp);
     let mid = v.len() / 2;
     if v.len() % 2 == 1 {
         v[mid]

@@ -60,8 +60,8 @@ impl Bundle {
     /// Verifies the files within `scope` (JSON, e.g. `{"scope":"all"}`);
     /// returns the result as JSON: `{"tally": …, "receipts": […]}`.
     pub fn verify(&self, scope: &str) -> Result<String, JsError> {
-        let scope: Scope =
-            serde_json::from_str(scope).map_err(|e| JsError::new(&format!("scope: {e}")))?;
+        let scope: Scope = serde_json::from_slice(scope.as_bytes())
+            .map_err(|e| JsError::new(&format!("scope: {e}")))?;
         serde_json::to_string(&verify_files(&self.files, &scope))
             .map_err(|e| JsError::new(&e.to_string()))
     }
@@ -70,8 +70,8 @@ impl Bundle {
 /// Verifies a report file's text (from `receipts export`); returns the same JSON as `Bundle::verify`.
 #[wasm_bindgen]
 pub fn verify_report_text(text: &str) -> Result<String, JsError> {
-    let report: Report =
-        serde_json::from_str(text).map_err(|e| JsError::new(&format!("not a report: {e}")))?;
+    let report: Report = serde_json::from_slice(text.as_bytes())
+        .map_err(|e| JsError::new(&format!("not a report: {e}")))?;
     let receipts = verify_report(&report);
     let result = BundleResult {
         tally: Tally::of(&receipts),

@@ -27,7 +27,8 @@ struct BriefItem {
 
 fn parse_brief(ctx: &CheckContext<'_>) -> Result<Brief, Verdict> {
     let text = artifact_text(ctx)?;
-    serde_json::from_str(text).map_err(|e| unreadable(format!("the brief is not valid: {e}")))
+    serde_json::from_slice(text.as_bytes())
+        .map_err(|e| unreadable(format!("the brief is not valid: {e}")))
 }
 
 /// Whether `quote` equals a whole line of `source`, character for character.

@@ -698,14 +698,11 @@ impl Program {
 
     /// Names of variables the program reads, sorted and deduplicated.
     pub fn variables(&self) -> Vec<String> {
-        let names: BTreeSet<&String> = self
-            .code
-            .iter()
-            .filter_map(|op| match op {
+        let names: BTreeSet<&String> =
+            crate::btree::set(self.code.iter().filter_map(|op| match op {
                 Op::Load(name) => Some(name),
                 _ => None,
-            })
-            .collect();
+            }));
         names.into_iter().cloned().collect()
     }
 }

@@ -30,7 +30,7 @@ pub(super) fn rule_cases(
         Ok(t) => t,
         Err(v) => return v,
     };
-    let program: RuleProgram = match serde_json::from_str(text) {
+    let program: RuleProgram = match serde_json::from_slice(text.as_bytes()) {
         Ok(p) => p,
         Err(e) => return unreadable(format!("the rule program is not valid: {e}")),
     };

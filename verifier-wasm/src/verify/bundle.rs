@@ -57,19 +57,18 @@ pub(super) fn parse<T: DeserializeOwned>(
 /// laid out as `experiments/` is) within `scope`.
 pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleResult {
     let mut receipts = Vec::new();
-    let objects: BTreeMap<String, Vec<u8>> = files
-        .iter()
-        .filter_map(|(p, b)| {
+    let objects: BTreeMap<String, Vec<u8>> =
+        crate::btree::map(files.iter().filter_map(|(p, b)| {
             p.strip_prefix("objects/")
                 .map(|d| (d.to_string(), b.clone()))
-        })
-        .collect();
-    let tasks: BTreeMap<String, Task> = files
-        .iter()
-        .filter(|(p, _)| p.starts_with("tasks/") && p.ends_with(".json"))
-        .filter_map(|(p, b)| parse::<Task>(p, b, &mut receipts))
-        .map(|t| (t.id.clone(), t))
-        .collect();
+        }));
+    let tasks: BTreeMap<String, Task> = crate::btree::map(
+        files
+            .iter()
+            .filter(|(p, _)| p.starts_with("tasks/") && p.ends_with(".json"))
+            .filter_map(|(p, b)| parse::<Task>(p, b, &mut receipts))
+            .map(|t| (t.id.clone(), t)),
+    );
     let dirs: Vec<&str> = files
         .keys()
         .filter_map(|p| p.strip_suffix("/experiment.json"))

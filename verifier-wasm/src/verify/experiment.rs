@@ -75,16 +75,11 @@ pub fn verify_experiment(input: &ExperimentCheck<'_>, runs: &[Run]) -> Experimen
 impl ExperimentCheck<'_> {
     /// The input bytes of every task of the grid.
     pub fn task_inputs(&self) -> TaskInputs {
-        self.experiment
-            .grid
-            .tasks
-            .iter()
-            .filter_map(|id| {
-                self.tasks
-                    .get(id)
-                    .map(|t| (id.clone(), task_input_bytes(t, self.objects)))
-            })
-            .collect()
+        crate::btree::map(self.experiment.grid.tasks.iter().filter_map(|id| {
+            self.tasks
+                .get(id)
+                .map(|t| (id.clone(), task_input_bytes(t, self.objects)))
+        }))
     }
 
     /// Verifies one run of the experiment.
@@ -218,10 +213,11 @@ fn summary_receipts(
     hypotheses: &[(String, Outcome)],
 ) -> Vec<Receipt> {
     let subject = format!("{dir}/summary.json");
-    let mut recomputed: BTreeMap<String, Value> = analysis_fields("primary", primary)
-        .into_iter()
-        .map(|f| (f.path, f.value))
-        .collect();
+    let mut recomputed: BTreeMap<String, Value> = crate::btree::map(
+        analysis_fields("primary", primary)
+            .into_iter()
+            .map(|f| (f.path, f.value)),
+    );
     for (id, analysis) in secondary {
         recomputed.extend(
             analysis_fields(&format!("secondary[{id}]"), analysis)
@@ -235,13 +231,10 @@ fn summary_receipts(
             serde_json::to_value(outcome).unwrap_or(Value::Null),
         );
     }
-    let known_secondary: BTreeSet<&str> = secondary.keys().map(String::as_str).collect();
+    let known_secondary: BTreeSet<&str> = crate::btree::set(secondary.keys().map(String::as_str));
     let published = published_fields(summary);
-    let corrections: BTreeMap<&str, &Correction> = summary
-        .corrections
-        .iter()
-        .map(|c| (c.field.as_str(), c))
-        .collect();
+    let corrections: BTreeMap<&str, &Correction> =
+        crate::btree::map(summary.corrections.iter().map(|c| (c.field.as_str(), c)));
 
     let mut out = Vec::new();
     for field in &published {
@@ -302,7 +295,7 @@ fn summary_receipts(
 fn results_receipts(dir: &str, rows: &[ResultRow], judged: &[JudgedRun<'_>]) -> Vec<Receipt> {
     let subject = format!("{dir}/results.csv");
     let by_id: BTreeMap<&str, &JudgedRun<'_>> =
-        judged.iter().map(|j| (j.run.id.as_str(), j)).collect();
+        crate::btree::map(judged.iter().map(|j| (j.run.id.as_str(), j)));
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for (i, row) in rows.iter().enumerate() {
@@ -392,8 +385,9 @@ fn row_values(row: &ResultRow) -> BTreeMap<&'static str, Value> {
         "timeouts",
         "replaces",
     ];
-    COLUMNS
-        .iter()
-        .filter_map(|c| map.get(*c).map(|v| (*c, v.clone())))
-        .collect()
+    crate::btree::map(
+        COLUMNS
+            .iter()
+            .filter_map(|c| map.get(*c).map(|v| (*c, v.clone()))),
+    )
 }

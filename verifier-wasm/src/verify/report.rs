@@ -150,12 +150,14 @@ pub fn assemble_report(
     let experiment_path = format!("{dir}/experiment.json");
     let run_text = text(&run_path)?;
     let experiment_text = text(&experiment_path)?;
-    let parsed: Run = serde_json::from_str(&run_text).map_err(|e| format!("{run_path}: {e}"))?;
-    let experiment: Experiment =
-        serde_json::from_str(&experiment_text).map_err(|e| format!("{experiment_path}: {e}"))?;
+    let parsed: Run =
+        serde_json::from_slice(run_text.as_bytes()).map_err(|e| format!("{run_path}: {e}"))?;
+    let experiment: Experiment = serde_json::from_slice(experiment_text.as_bytes())
+        .map_err(|e| format!("{experiment_path}: {e}"))?;
     let task_path = format!("tasks/{}.json", parsed.task);
     let task_text = text(&task_path)?;
-    let task: Task = serde_json::from_str(&task_text).map_err(|e| format!("{task_path}: {e}"))?;
+    let task: Task =
+        serde_json::from_slice(task_text.as_bytes()).map_err(|e| format!("{task_path}: {e}"))?;
 
     let mut digests: Vec<&str> = task.inputs.iter().map(|i| i.sha256.as_str()).collect();
     digests.extend(
@@ -172,14 +174,12 @@ pub fn assemble_report(
             .flat_map(|a| &a.turns)
             .filter_map(|t| t.result.sha256.as_deref()),
     );
-    let objects: BTreeMap<String, Vec<u8>> = digests
-        .into_iter()
-        .filter_map(|d| {
+    let objects: BTreeMap<String, Vec<u8>> =
+        crate::btree::map(digests.into_iter().filter_map(|d| {
             files
                 .get(&format!("objects/{d}"))
                 .map(|b| (d.to_string(), b.clone()))
-        })
-        .collect();
+        }));
 
     let inputs = task_input_bytes(&task, &objects);
     let verification = verify_run(
@@ -191,27 +191,27 @@ pub fn assemble_report(
         &experiment.prices,
     );
     let cost = run_cost(&parsed, &experiment.prices).map_err(|e| e.to_string())?;
-    let records: BTreeMap<String, String> = [
+    let records: BTreeMap<String, String> = crate::btree::map([
         (experiment_path, experiment_text),
         (task_path, task_text),
         (run_path, run_text),
-    ]
-    .into_iter()
-    .collect();
+    ]);
     Ok(Report {
         format_version: crate::model::FormatVersion,
         kind: crate::model::ReportKind::Report,
         run: run.to_string(),
         experiment_dir: dir.to_string(),
-        record_digests: records
-            .iter()
-            .map(|(p, t)| (p.clone(), sha256_hex(t.as_bytes())))
-            .collect(),
+        record_digests: crate::btree::map(
+            records
+                .iter()
+                .map(|(p, t)| (p.clone(), sha256_hex(t.as_bytes()))),
+        ),
         records,
-        objects: objects
-            .iter()
-            .map(|(d, b)| (d.clone(), crate::model::ReportObject::encode(b)))
-            .collect(),
+        objects: crate::btree::map(
+            objects
+                .iter()
+                .map(|(d, b)| (d.clone(), crate::model::ReportObject::encode(b))),
+        ),
         records_digest: records_digest.to_string(),
         claims: crate::model::ReportClaims {
             passed: verification.passed(),

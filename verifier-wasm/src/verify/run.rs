@@ -39,14 +39,11 @@ fn verdict(passed: bool) -> &'static str {
 
 /// The bytes of each task input, by path, as far as the object store has them.
 pub fn task_input_bytes(task: &Task, objects: &dyn Objects) -> BTreeMap<String, Vec<u8>> {
-    task.inputs
-        .iter()
-        .filter_map(|i| {
-            objects
-                .object(&i.sha256)
-                .map(|b| (i.path.clone(), b.to_vec()))
-        })
-        .collect()
+    crate::btree::map(task.inputs.iter().filter_map(|i| {
+        objects
+            .object(&i.sha256)
+            .map(|b| (i.path.clone(), b.to_vec()))
+    }))
 }
 
 /// Receipts for a task's input files: each object hashes to the digest the task names.
