@@ -51,6 +51,17 @@ function fetchAll(base, paths, each, onProgress) {
   });
 }
 
+// Progress goes to the page at most every 50 ms (and at the end): a message
+// per file would queue thousands of tasks on the page's main thread.
+var lastProgress = 0;
+function progress(done, total) {
+  var now = Date.now();
+  if (done === total || now - lastProgress >= 50) {
+    lastProgress = now;
+    postMessage({ type: "progress", done: done, total: total });
+  }
+}
+
 function verifySite(job) {
   var receipts = [];
   var bundle = new wasm_bindgen.Bundle();
@@ -88,7 +99,7 @@ function verifySite(job) {
         bundle.add(path.slice(5), bytes);
       }
     }, function (done, total) {
-      postMessage({ type: "progress", done: done, total: total });
+      progress(done, total);
     });
   }).then(function () {
     var recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
@@ -98,8 +109,20 @@ function verifySite(job) {
     });
     result.receipts = receipts;
     result.tally = tally(receipts);
-    return result;
+    return forPage(result);
   });
+}
+
+// What the page shows: the tally, every receipt that did not pass, and all
+// receipts only when there are few. Copying a site's hundred thousand
+// receipts to the page would hold its main thread for most of a second.
+var SHOW_ALL = 500;
+function forPage(result) {
+  var all = result.receipts;
+  result.count = all.length;
+  result.not_passing = all.filter(function (r) { return r.status !== "pass"; });
+  result.receipts = all.length <= SHOW_ALL ? all : null;
+  return result;
 }
 
 function exportReport(job) {
@@ -107,7 +130,7 @@ function exportReport(job) {
   return fetchAll(job.base, job.files, function (path, bytes) {
     if (bytes !== null && path.indexOf("data/") === 0) bundle.add(path.slice(5), bytes);
   }, function (done, total) {
-    postMessage({ type: "progress", done: done, total: total });
+    progress(done, total);
   }).then(function () {
     var text = bundle.export_report(job.dir, job.run, job.recordsDigest);
     postMessage({ type: "export", name: job.run + ".report.json", text: text });
@@ -116,8 +139,7 @@ function exportReport(job) {
 }
 
 function verifyReport(job) {
-  var result = JSON.parse(wasm_bindgen.verify_report_text(job.text));
-  return result;
+  return forPage(JSON.parse(wasm_bindgen.verify_report_text(job.text)));
 }
 
 onmessage = function (event) {

@@ -45,7 +45,7 @@
     if (result.root_digest) {
       results.appendChild(text("p", "Root digest (SHA-256 of SHA256SUMS): " + result.root_digest, "digest"));
     }
-    var notPassing = result.receipts.filter(function (r) { return r.status !== "pass"; });
+    var notPassing = result.not_passing;
     if (notPassing.length) {
       var list = document.createElement("ul");
       list.className = "verify-failures";
@@ -62,9 +62,9 @@
       });
       results.appendChild(list);
     }
-    if (result.receipts.length <= 500) {
+    if (result.receipts) {
       var all = document.createElement("details");
-      all.appendChild(text("summary", "All " + result.receipts.length + " receipts"));
+      all.appendChild(text("summary", "All " + result.count + " receipts"));
       var table = document.createElement("ul");
       table.className = "verify-all";
       result.receipts.forEach(function (r) {
