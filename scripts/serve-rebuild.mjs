@@ -1,6 +1,6 @@
 // How fast `receipts serve` shows a changed run (a benchmark, not a test).
 // Starts `receipts serve` on PROJECT, then REPEATS times appends a newline to
-// one run record (still valid JSON; the records digest on every page changes),
+// one run record (still valid JSON, and a new record digest),
 // and measures
 //   - the rebuild time `receipts serve` reports for it ("rebuilt in N ms"), and
 //   - the time from the write until the rebuild is done and the served run

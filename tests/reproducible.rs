@@ -60,3 +60,97 @@ fn two_builds_in_different_conditions_are_byte_identical() {
     assert!(differing.is_empty(), "files differ: {differing:?}");
     assert_eq!(ta.len(), tb.len());
 }
+
+/// Builds `root` into `out` through the library, keeping runs in `cache`
+/// when one is given (as `receipts serve` does).
+fn build_with(
+    root: &Path,
+    out: &str,
+    cache: Option<&std::sync::Arc<receipts::cache::RunCache>>,
+) -> receipts::build::BuildReport {
+    let options = receipts::build::BuildOptions {
+        root: root.to_path_buf(),
+        out: root.join(out),
+        quiet: true,
+        templates: None,
+        background_cleanup: false,
+        cache: cache.cloned(),
+    };
+    receipts::build::build(&options).expect("build")
+}
+
+/// The site a rebuild that kept runs wrote, against a full build of the same input.
+fn assert_same_as_full_build(root: &Path, kept_site: &str) {
+    let _ = fs::remove_dir_all(root.join("full"));
+    build_with(root, "full", None);
+    let (kept, full) = (tree(&root.join(kept_site)), tree(&root.join("full")));
+    let differing: Vec<&String> = full
+        .keys()
+        .chain(kept.keys())
+        .filter(|k| kept.get(*k) != full.get(*k))
+        .collect();
+    assert!(differing.is_empty(), "files differ: {differing:?}");
+}
+
+/// Rewrites one JSON record under `experiments/` through `edit`.
+fn edit_record(root: &Path, rel: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = root.join("experiments").join(rel);
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+    edit(&mut value);
+    fs::write(&path, serde_json::to_vec_pretty(&value).expect("json")).expect("write");
+}
+
+#[test]
+fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    copy_in_order(root, false);
+    let cache = std::sync::Arc::new(receipts::cache::RunCache::default());
+    let first = build_with(root, "site", Some(&cache));
+    assert_eq!(first.kept, 0, "nothing to keep yet");
+    let runs = first.runs;
+
+    // One run changes: every other run is kept, and the site is the full build's.
+    let changed = "E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
+    edit_record(root, changed, |run| {
+        let d = run["attempts"][0]["duration_ms"]
+            .as_u64()
+            .expect("duration");
+        run["attempts"][0]["duration_ms"] = (d + 1234).into();
+    });
+    let second = build_with(root, "site", Some(&cache));
+    assert_eq!(second.kept, runs - 1);
+    assert_same_as_full_build(root, "site");
+
+    // A page edited by hand in the served site is made again, not linked.
+    let edited = root.join("site/runs/E01-invoice-cleanup-fast-s1-ladder.html");
+    fs::write(&edited, "edited by hand").expect("write");
+    let third = build_with(root, "site", Some(&cache));
+    assert_eq!(third.kept, runs - 1, "all but the hand-edited page");
+    assert_same_as_full_build(root, "site");
+
+    // A task changes: every run reads it, so none is kept.
+    edit_record(root, "tasks/invoice-cleanup.json", |task| {
+        task["title"] = "Clean invoices, every row kept".into();
+    });
+    let fourth = build_with(root, "site", Some(&cache));
+    assert_eq!(fourth.kept, 0);
+    assert_same_as_full_build(root, "site");
+
+    // Another build replaced the site in between: nothing of the cache is trusted.
+    let bump = |by: u64| {
+        edit_record(root, changed, |run| {
+            let d = run["attempts"][0]["duration_ms"]
+                .as_u64()
+                .expect("duration");
+            run["attempts"][0]["duration_ms"] = (d + by).into();
+        })
+    };
+    bump(1);
+    build_with(root, "site", None);
+    bump(1);
+    let fifth = build_with(root, "site", Some(&cache));
+    assert_eq!(fifth.kept, 0);
+    assert_same_as_full_build(root, "site");
+}

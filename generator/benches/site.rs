@@ -31,7 +31,7 @@ fn renderer(corpus: &Corpus) -> Renderer {
 fn render(c: &mut Criterion, corpus: &Corpus) {
     // The first run as its page sees it: the record and its whole verification.
     let first = std::sync::Mutex::new(None);
-    let verified = verification::verify(corpus, verification::Keep::NotPassing, |pass| {
+    let verified = verification::verify(corpus, verification::Keep::NotPassing, None, |pass| {
         if pass.index == 0 {
             *first.lock().expect("not poisoned") =
                 Some((pass.run.clone(), pass.verification.clone()));
@@ -104,6 +104,7 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
         quiet: true,
         templates: None,
         background_cleanup: false,
+        cache: None,
     };
     let mut group = c.benchmark_group("build");
     // Long iterations: flat sampling (the same count in every sample, at least one) keeps ten

@@ -159,7 +159,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     let records = load::load_records(dir, &dir.join(DATA_DIR))
         .and_then(|corpus| validate::validate_published(&corpus).map(|()| corpus))
         .and_then(|corpus| {
-            match verification::verify(&corpus, verification::Keep::All, |_| Ok(())) {
+            match verification::verify(&corpus, verification::Keep::All, None, |_| Ok(())) {
                 Ok(verified) => Ok(verified),
                 Err(BuildError::Input(e)) => Err(e),
                 Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),

@@ -1,7 +1,10 @@
 //! `receipts build`: load → validate → verify → model → render → write, each
 //! stage timed.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -13,9 +16,10 @@ use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{self, Builder, SitePredicate, STATEMENT, SUMS};
 use receipts_verifier::verify::{Status, Tally};
 
+use crate::cache::{self, RunCache};
 use crate::error::InputError;
 use crate::load::{self, Corpus, OBJECTS_DIR};
-use crate::render::{Renderer, Theme, VerifyScope};
+use crate::render::{Pin, Renderer, Theme, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::validate;
 use crate::verification::{self, Verified};
@@ -42,6 +46,9 @@ pub struct BuildOptions {
     /// Delete the replaced site on a background thread instead of before
     /// returning (`receipts serve`, which keeps running).
     pub background_cleanup: bool,
+    /// Runs kept from the previous build, and kept for the next
+    /// (`receipts serve`); see [`crate::cache`].
+    pub cache: Option<Arc<RunCache>>,
 }
 
 /// What a build produced.
@@ -51,6 +58,8 @@ pub struct BuildReport {
     pub runs: usize,
     pub pages: usize,
     pub files: usize,
+    /// Runs kept from the previous build: not verified or rendered again.
+    pub kept: usize,
     pub stages: Vec<(&'static str, Duration)>,
     /// SHA-256 of `SHA256SUMS`.
     pub root_digest: String,
@@ -105,27 +114,60 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
     };
-    let renderer = Renderer::new(site::site_info(&corpus, &records_digest), &theme)?;
+    let site_info = site::site_info(&corpus, &records_digest);
+    let context = cache::context(&corpus, &site_info, &theme);
+    let kept = match &options.cache {
+        Some(cache) => cache.usable(&context, staging.previous_manifest()),
+        None => Arc::default(),
+    };
+    let renderer = Renderer::new(site_info, &theme)?;
     let run_count: usize = corpus.experiments.iter().map(|e| e.runs.len()).sum();
     let progress = progress_bar(run_count, options.quiet);
     // Each run's neighbours (its cell's other runs, the run replacing it), found once.
     let neighbours: Vec<site::Neighbours<'_>> =
         corpus.experiments.iter().map(site::neighbours).collect();
-    let verified = verification::verify(&corpus, verification::Keep::NotPassing, |pass| {
-        let rel = pass.loaded.run_path(&pass.run.id);
-        let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
-        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
-        run_page(
-            &corpus,
-            &renderer,
-            &staging,
-            &neighbours[pass.experiment],
-            &pass,
-        )?;
+    // A kept run's record and page are the previous site's, linked as they are.
+    let kept_runs = AtomicUsize::new(0);
+    let take = |loaded: &load::LoadedExperiment, index: usize, rel: &str| -> Result<bool> {
+        let page = run_href(&loaded.runs[index].id);
+        if !staging.reuse(&page, None)? {
+            return Ok(false);
+        }
+        let digest = corpus.record_digests.get(rel).map(String::as_str);
+        if !staging.reuse(&format!("{DATA_DIR}/{rel}"), digest)? {
+            staging.forget(&page)?;
+            return Ok(false);
+        }
         progress.inc(1);
-        Ok(())
-    })?;
+        kept_runs.fetch_add(1, Ordering::Relaxed);
+        Ok(true)
+    };
+    let reuse = options.cache.as_ref().map(|_| verification::Reuse {
+        kept: &kept,
+        take: &take,
+        fresh: Mutex::new(HashMap::new()),
+    });
+    let verified = verification::verify(
+        &corpus,
+        verification::Keep::NotPassing,
+        reuse.as_ref(),
+        |pass| {
+            let rel = pass.loaded.run_path(&pass.run.id);
+            let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
+            staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
+            run_page(
+                &corpus,
+                &renderer,
+                &staging,
+                &neighbours[pass.experiment],
+                &pass,
+            )?;
+            progress.inc(1);
+            Ok(())
+        },
+    )?;
     progress.finish_and_clear();
+    let fresh = reuse.map(|r| r.fresh.into_inner().unwrap_or_else(|e| e.into_inner()));
     timer.lap("runs");
     let pages = render_pages(&corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
@@ -156,6 +198,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     staging.write(SUMS, sums.as_bytes())?;
     let files = staging.files();
     let previous = staging.commit()?;
+    if let (Some(cache), Some(fresh)) = (&options.cache, fresh) {
+        cache.store(context, root_digest.clone(), fresh);
+    }
     if options.background_cleanup {
         previous.remove_in_background();
     } else {
@@ -167,6 +212,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         runs: run_count,
         pages,
         files,
+        kept: kept_runs.into_inner(),
         stages: timer.stages,
         root_digest,
         records_digest,
@@ -354,7 +400,16 @@ fn run_page(
         experiment: loaded.dir.clone(),
         run: run.id.clone(),
     };
-    let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run));
+    let record = loaded.run_path(&run.id);
+    let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run)).pinned(Pin {
+        label: "Record digest".to_string(),
+        path: format!("{DATA_DIR}/{record}"),
+        digest: corpus
+            .record_digests
+            .get(&record)
+            .cloned()
+            .unwrap_or_default(),
+    });
     let html = renderer.page(
         "run.html",
         &path,
@@ -434,8 +489,12 @@ pub fn describe(report: &BuildReport, out: &Path) -> String {
         .map(|(name, d)| format!("{name} {:.2}s", d.as_secs_f64()))
         .collect();
     let t = report.tally;
+    let kept = match report.kept {
+        0 => String::new(),
+        n => format!("; {n} unchanged runs kept from the previous build"),
+    };
     format!(
-        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({})\nreceipts: {} checked, {} pass, {} fail, {} could not be checked\nroot digest {} (SHA-256 of {SUMS})",
+        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} checked, {} pass, {} fail, {} could not be checked\nroot digest {} (SHA-256 of {SUMS})",
         out.display(),
         report.experiments,
         report.runs,

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod build;
+pub mod cache;
 pub mod charts;
 pub mod commands;
 pub mod error;

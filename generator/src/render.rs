@@ -132,6 +132,24 @@ impl Theme {
         Ok(theme)
     }
 
+    /// The SHA-256 of every template and asset, names included.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        let named = self
+            .templates
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.as_bytes()))
+            .chain(self.assets.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+        for (name, bytes) in named {
+            for part in [name.as_bytes(), bytes] {
+                hash.update((part.len() as u64).to_le_bytes());
+                hash.update(part);
+            }
+        }
+        format!("{:x}", hash.finalize())
+    }
+
     /// The Subresource Integrity value of an asset: `sha384-<base64>`.
     pub fn integrity(&self, path: &str) -> String {
         use base64::Engine;
@@ -156,6 +174,8 @@ pub struct VerifyScope {
     /// The files to fetch, relative to the site root, space-separated; empty
     /// for "every file the scope needs".
     pub files: String,
+    /// The file whose digest the page states, when not `data/SHA256SUMS`.
+    pub pin: Option<Pin>,
 }
 
 impl VerifyScope {
@@ -163,8 +183,28 @@ impl VerifyScope {
         VerifyScope {
             scope: serde_json::to_string(scope).unwrap_or_default(),
             files: files.join(" "),
+            pin: None,
         }
     }
+
+    /// The page states the digest of `pin` (a run page, its record's)
+    /// instead of the records digest.
+    pub fn pinned(mut self, pin: Pin) -> VerifyScope {
+        self.pin = Some(pin);
+        self
+    }
+}
+
+/// A file whose SHA-256 a page states in its footer and its Verify control
+/// checks: the records manifest `data/SHA256SUMS` on most pages, the run's
+/// own record on a run page, so that a run page changes only when its run does.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pin {
+    /// The name the footer gives the digest ("Records digest").
+    pub label: String,
+    /// The file, relative to the site root.
+    pub path: String,
+    pub digest: String,
 }
 
 /// Writes a value into a page: strings escaped for HTML text and quoted
@@ -250,7 +290,13 @@ impl Renderer {
         context: C,
     ) -> Result<String> {
         let root = "../".repeat(path.matches('/').count());
+        let pin = verify.pin.clone().unwrap_or_else(|| Pin {
+            label: "Records digest".to_string(),
+            path: "data/SHA256SUMS".to_string(),
+            digest: self.site.records_digest.clone(),
+        });
         let ctx = minijinja::context! {
+            pin => Value::from_serialize(&pin),
             root => root,
             page => path,
             site => Value::from_serialize(&self.site),

@@ -2,7 +2,8 @@
 //! then each experiment's published numbers. The build publishes the result
 //! beside every recorded value; `receipts verify` re-runs it on a built site.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -12,6 +13,7 @@ use receipts_verifier::verify::{
 };
 
 use crate::build::BuildError;
+use crate::cache::CachedRun;
 use crate::load::{read_run, Corpus, LoadedExperiment};
 use crate::validate;
 
@@ -70,13 +72,31 @@ pub struct RunPass<'a> {
     pub verification: &'a RunVerification,
 }
 
+/// The runs a rebuild keeps from the build before it (see [`crate::cache`]),
+/// and those it verifies anew, for the next.
+pub struct Reuse<'a> {
+    /// By record path under the records directory.
+    pub kept: &'a HashMap<String, CachedRun>,
+    /// Takes a kept run's published files (record and page) from the
+    /// previous site; `false` when it cannot, and the run is verified anew.
+    #[allow(clippy::type_complexity)]
+    pub take: &'a (dyn Fn(&LoadedExperiment, usize, &str) -> anyhow::Result<bool> + Sync),
+    /// Every run of this build, as the next may keep it.
+    pub fresh: Mutex<HashMap<String, CachedRun>>,
+}
+
 /// Verifies every run, in parallel: each record is read again (it must be
 /// the bytes loading read), checked against the corpus, verified and handed
 /// to `visit`, then let go, so no more than one record per thread is held.
 /// Then each experiment's numbers. Only a run's own page shows its checks'
 /// evidence, so the verification kept for each run leaves them out. The
 /// first error, in run order, stops the build.
-pub fn verify<F>(corpus: &Corpus, keep: Keep, visit: F) -> Result<Verified, BuildError>
+pub fn verify<F>(
+    corpus: &Corpus,
+    keep: Keep,
+    reuse: Option<&Reuse<'_>>,
+    visit: F,
+) -> Result<Verified, BuildError>
 where
     F: Fn(RunPass<'_>) -> anyhow::Result<()> + Sync,
 {
@@ -89,6 +109,17 @@ where
         let runs: Vec<Result<(RunVerification, Tally), BuildError>> = (0..loaded.runs.len())
             .into_par_iter()
             .map(|index| {
+                let rel = loaded.run_path(&loaded.runs[index].id);
+                let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
+                if let Some(reuse) = reuse {
+                    if let Some(hit) = reuse.kept.get(&rel).filter(|c| c.digest == digest) {
+                        if (reuse.take)(loaded, index, &rel)? {
+                            let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
+                            fresh.insert(rel, hit.clone());
+                            return Ok((hit.verification.clone(), hit.counted));
+                        }
+                    }
+                }
                 let (run, bytes) = read_run(corpus, loaded, index)?;
                 validate::run(corpus, loaded, &ids, &run)?;
                 let mut verification = input.verify_run(&inputs, &run);
@@ -105,6 +136,15 @@ where
                 if keep == Keep::NotPassing {
                     verification.receipts.retain(|r| r.status != Status::Pass);
                     verification.receipts.shrink_to_fit();
+                }
+                if let Some(reuse) = reuse {
+                    let cached = CachedRun {
+                        digest,
+                        verification: verification.clone(),
+                        counted,
+                    };
+                    let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
+                    fresh.insert(rel, cached);
                 }
                 Ok((verification, counted))
             })

@@ -1,12 +1,18 @@
 //! Stage 6, write: the site is written into a staging directory beside the
 //! output and moved into place only when every file was written. A failed
 //! build leaves the previous site as it was.
+//!
+//! A file whose bytes the previous site already holds, untouched since that
+//! site was built, is hard-linked from it instead of written: creating a file
+//! costs far more than linking one on many filesystems, and a rebuild after a
+//! small change (`receipts serve`) leaves most files as they were.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
 
@@ -16,6 +22,34 @@ pub struct Staging {
     out: PathBuf,
     /// The SHA-256 of every file written, by site path.
     digests: Mutex<BTreeMap<String, String>>,
+    /// The site being replaced, when its manifest could be read.
+    previous: Option<Previous>,
+}
+
+/// What the site being replaced says it holds.
+struct Previous {
+    /// Its files' digests, from its `SHA256SUMS`.
+    sums: BTreeMap<String, String>,
+    /// When that manifest was written: a file changed since (or in the
+    /// same clock tick) is not reused.
+    written: SystemTime,
+    /// The SHA-256 of that manifest.
+    digest: String,
+}
+
+impl Previous {
+    fn read(out: &Path) -> Option<Previous> {
+        let path = out.join(receipts_verifier::manifest::SUMS);
+        let written = fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+        let text = fs::read_to_string(&path).ok()?;
+        let sums = receipts_verifier::manifest::parse_sums(&text).ok()?;
+        let digest = receipts_verifier::digest::sha256_hex(text.as_bytes());
+        Some(Previous {
+            sums,
+            written,
+            digest,
+        })
+    }
 }
 
 impl Staging {
@@ -26,9 +60,12 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
-        if out.exists() {
+        let previous = if out.exists() {
             ensure_replaceable(out)?;
-        }
+            Previous::read(out)
+        } else {
+            None
+        };
         let dir = tempfile::Builder::new()
             .prefix(".receipts-staging-")
             .tempdir_in(&parent)
@@ -37,6 +74,7 @@ impl Staging {
             dir,
             out: out.to_path_buf(),
             digests: Mutex::new(BTreeMap::new()),
+            previous,
         })
     }
 
@@ -55,12 +93,76 @@ impl Staging {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
-        fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        if !self.link_unchanged(rel, &digest, Some(bytes.len() as u64), &path) {
+            fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
+        self.record(rel, digest);
+        Ok(())
+    }
+
+    /// The SHA-256 of the manifest of the site being replaced, when it has one.
+    pub fn previous_manifest(&self) -> Option<&str> {
+        self.previous.as_ref().map(|p| p.digest.as_str())
+    }
+
+    /// Takes the file at `rel` from the previous site, untouched since it
+    /// was built, without making it again; returns whether it did. The caller
+    /// knows the file would be the same (a rebuild that kept the run and its
+    /// page); `digest`, when given, must be the one the previous site lists.
+    pub fn reuse(&self, rel: &str, digest: Option<&str>) -> Result<bool> {
+        let Some(listed) = self.previous.as_ref().and_then(|p| p.sums.get(rel)) else {
+            return Ok(false);
+        };
+        if digest.is_some_and(|d| d != listed) {
+            return Ok(false);
+        }
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        if !self.link_unchanged(rel, listed, None, &path) {
+            return Ok(false);
+        }
+        self.record(rel, listed.clone());
+        Ok(true)
+    }
+
+    /// Takes back a file [`Staging::reuse`] took, to be written instead.
+    pub fn forget(&self, rel: &str) -> Result<()> {
+        let path = self.dir.path().join(rel);
+        fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        self.digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(rel);
+        Ok(())
+    }
+
+    /// Hard-links the previous site's `rel` to `to` when the previous
+    /// manifest lists it with `digest` and the file (of `len` bytes, when
+    /// given) was not changed after the manifest was written.
+    fn link_unchanged(&self, rel: &str, digest: &str, len: Option<u64>, to: &Path) -> bool {
+        let Some(previous) = &self.previous else {
+            return false;
+        };
+        if previous.sums.get(rel).map(String::as_str) != Some(digest) {
+            return false;
+        }
+        let from = self.out.join(rel);
+        let Ok(meta) = fs::symlink_metadata(&from) else {
+            return false;
+        };
+        let untouched = meta.is_file()
+            && len.is_none_or(|n| n == meta.len())
+            && meta.modified().is_ok_and(|m| m < previous.written);
+        untouched && fs::hard_link(&from, to).is_ok()
+    }
+
+    fn record(&self, rel: &str, digest: String) {
         self.digests
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(rel.to_string(), digest);
-        Ok(())
     }
 
     /// The digests of every file written so far, by site path.

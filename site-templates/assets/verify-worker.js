@@ -80,7 +80,7 @@ function verifySite(job) {
       // One experiment: its records, the tasks and the objects.
       return p.indexOf("data/" + s.experiment + "/") === 0 || p.indexOf("data/tasks/") === 0 || p.indexOf("data/objects/") === 0;
     });
-    ["data/SHA256SUMS", job.page].forEach(function (p) {
+    ["data/SHA256SUMS", job.page, job.pin && job.pin.path].forEach(function (p) {
       if (p && paths.indexOf(p) < 0) paths.push(p);
     });
     paths.sort();
@@ -92,8 +92,8 @@ function verifySite(job) {
       }
       var actual = wasm_bindgen.sha256_hex(bytes);
       receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", actual, listed === actual));
-      if (path === "data/SHA256SUMS" && job.recordsDigest) {
-        receipts.push(receipt(path, "records digest shown on the page", job.recordsDigest, actual, actual === job.recordsDigest));
+      if (job.pin && path === job.pin.path) {
+        receipts.push(receipt(path, "digest shown on the page", job.pin.digest, actual, actual === job.pin.digest));
       }
       if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS") {
         bundle.add(path.slice(5), bytes);
@@ -127,12 +127,16 @@ function forPage(result) {
 
 function exportReport(job) {
   var bundle = new wasm_bindgen.Bundle();
-  return fetchAll(job.base, job.files, function (path, bytes) {
-    if (bytes !== null && path.indexOf("data/") === 0) bundle.add(path.slice(5), bytes);
+  // The report names the records digest: the SHA-256 of data/SHA256SUMS.
+  var recordsDigest = "";
+  return fetchAll(job.base, job.files.concat(["data/SHA256SUMS"]), function (path, bytes) {
+    if (bytes === null) return;
+    if (path === "data/SHA256SUMS") recordsDigest = wasm_bindgen.sha256_hex(bytes);
+    else if (path.indexOf("data/") === 0) bundle.add(path.slice(5), bytes);
   }, function (done, total) {
     progress(done, total);
   }).then(function () {
-    var text = bundle.export_report(job.dir, job.run, job.recordsDigest);
+    var text = bundle.export_report(job.dir, job.run, recordsDigest);
     postMessage({ type: "export", name: job.run + ".report.json", text: text });
     return null;
   });

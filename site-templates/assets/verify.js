@@ -155,7 +155,7 @@
       scope: JSON.parse(panel.dataset.scope),
       files: panel.dataset.files ? panel.dataset.files.split(" ") : null,
       page: panel.dataset.page,
-      recordsDigest: panel.dataset.recordsDigest
+      pin: { path: panel.dataset.pinPath, digest: panel.dataset.pinDigest }
     });
   });
 
@@ -168,8 +168,7 @@
         base: abs(panel.dataset.root),
         files: panel.dataset.files.split(" "),
         dir: exportButton.dataset.dir,
-        run: exportButton.dataset.run,
-        recordsDigest: panel.dataset.recordsDigest
+        run: exportButton.dataset.run
       });
     });
   }

@@ -10,6 +10,7 @@
 mod btree;
 pub mod checks;
 pub mod cost;
+pub mod csv_rows;
 pub mod decide;
 pub mod digest;
 pub mod facts;

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cost::{Cost, MissingPrice};
 use crate::facts::{AttemptFacts, RunFacts};
-use crate::model::{Analysis, CostBound, Experiment, PolicyNumbers, ProviderCall, TierNumbers};
+use crate::model::{Analysis, CostBound, Experiment, PolicyNumbers, TierNumbers};
 
 /// A run's facts with the recomputed verdict of each of its attempts.
 #[derive(Debug, Clone, Copy)]
@@ -151,15 +151,6 @@ fn per_second(tokens: u64, ms: u64) -> f64 {
     } else {
         tokens as f64 / (ms as f64 / 1000.0)
     }
-}
-
-/// Completion tokens per second of call time, over the calls whose usage is known.
-pub fn throughput(calls: &[&ProviderCall]) -> f64 {
-    let (tokens, ms) = calls
-        .iter()
-        .filter_map(|c| c.usage.map(|u| (u.completion_tokens, c.latency_ms)))
-        .fold((0u64, 0u64), |(t, m), (ct, lat)| (t + ct, m + lat));
-    per_second(tokens, ms)
 }
 
 /// The per-run figures of `results.csv`, recomputed (unrounded).

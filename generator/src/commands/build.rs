@@ -29,6 +29,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         quiet: args.quiet,
         templates: None,
         background_cleanup: false,
+        cache: None,
     };
     let report = build(&options)?;
     if !args.quiet {

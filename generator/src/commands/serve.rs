@@ -33,6 +33,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         quiet: true,
         templates: None,
         background_cleanup: true,
+        cache: Some(Default::default()),
     };
     serve(ServeOptions {
         build,

@@ -13,21 +13,14 @@ struct Table {
 
 impl Table {
     fn parse(name: &str, text: &str) -> Result<Table, Verdict> {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(text.as_bytes());
-        let header = reader
-            .headers()
+        let mut rows = crate::csv_rows::read_rows(text.as_bytes())
             .map_err(|e| unreadable(format!("{name} is not valid CSV: {e}")))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let mut rows = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|e| unreadable(format!("{name} is not valid CSV: {e}")))?;
-            rows.push(record.iter().map(str::to_string).collect());
-        }
-        Ok(Table { header, rows })
+            .into_iter();
+        let header = rows.next().unwrap_or_default();
+        Ok(Table {
+            header,
+            rows: rows.collect(),
+        })
     }
 
     fn column(&self, name: &str, file: &str) -> Result<usize, Verdict> {

@@ -443,7 +443,10 @@ fn ragged_csv_artifact_fails_without_panicking() {
     let out = "id,cents,status\nA1,123450,ok,surplus\nA2\n";
     for check in [rows_preserved(), euro_cents()] {
         let o = table_fixture(check).check(out);
-        assert_unreadable(&o, "the artifact is not valid CSV: CSV error: record 1");
+        assert_unreadable(
+            &o,
+            "the artifact is not valid CSV: row 1 (line 2) has 4 fields, but the first row has 3",
+        );
     }
 }
 

@@ -1,0 +1,102 @@
+//! What a rebuild may keep from the build before it (`receipts serve`): each
+//! run's verification, when neither the run's record nor anything else its
+//! verification and page read has changed. Such a run is not read, checked
+//! or rendered again, and its record and page are taken from the previous
+//! site as they are.
+//!
+//! A run's verification and page read its record and its *context*: the
+//! other records (experiment, tasks, objects, prices), which runs exist,
+//! the facts every page shows and the templates. The context is summed up in
+//! one digest; when it changes, nothing is kept. Entries are also tied to
+//! the site they were built into: if `SHA256SUMS` in the output is not the
+//! one the cached build wrote, another build replaced the site and nothing
+//! is kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha256};
+
+use receipts_verifier::verify::{RunVerification, Tally};
+
+use crate::load::Corpus;
+use crate::render::Theme;
+use crate::site::SiteInfo;
+
+/// A run as the previous build verified it.
+#[derive(Debug, Clone)]
+pub struct CachedRun {
+    /// The SHA-256 of the record it was verified from.
+    pub digest: String,
+    /// The verification the build kept (without the checks' evidence).
+    pub verification: RunVerification,
+    /// Every receipt the run's verification counted.
+    pub counted: Tally,
+}
+
+/// The runs of the last successful build, shared across rebuilds.
+#[derive(Debug, Default)]
+pub struct RunCache {
+    last: Mutex<Option<Generation>>,
+}
+
+#[derive(Debug)]
+struct Generation {
+    context: String,
+    /// The SHA-256 of the `SHA256SUMS` that build wrote.
+    site: String,
+    /// By record path under the records directory.
+    runs: Arc<HashMap<String, CachedRun>>,
+}
+
+impl RunCache {
+    /// The runs a build with `context`, replacing the site whose manifest
+    /// digest is `site`, may keep (none when either differs). A failed build
+    /// leaves them for the next.
+    pub fn usable(&self, context: &str, site: Option<&str>) -> Arc<HashMap<String, CachedRun>> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some(g) if g.context == context && Some(g.site.as_str()) == site => g.runs.clone(),
+            _ => Arc::default(),
+        }
+    }
+
+    /// Keeps what a successful build verified, in place of what it replaced.
+    pub fn store(&self, context: String, site: String, runs: HashMap<String, CachedRun>) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(Generation {
+            context,
+            site,
+            runs: Arc::new(runs),
+        });
+    }
+}
+
+/// The digest of everything but its own record that a run's verification
+/// and page read.
+pub fn context(corpus: &Corpus, site: &SiteInfo, theme: &Theme) -> String {
+    let mut hash = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    field(env!("CARGO_PKG_VERSION").as_bytes());
+    let run_records: std::collections::HashSet<String> = corpus
+        .experiments
+        .iter()
+        .flat_map(|e| e.runs.iter().map(|r| e.run_path(&r.id)))
+        .collect();
+    for (path, digest) in &corpus.record_digests {
+        field(path.as_bytes());
+        // Which runs exist counts; what each holds is its own entry's digest.
+        if !run_records.contains(path) {
+            field(digest.as_bytes());
+        }
+    }
+    let shown = SiteInfo {
+        records_digest: String::new(),
+        ..site.clone()
+    };
+    field(&serde_json::to_vec(&shown).unwrap_or_default());
+    field(theme.digest().as_bytes());
+    format!("{:x}", hash.finalize())
+}
