@@ -360,3 +360,27 @@ fn a_file_over_the_size_limit_is_refused() {
     assert!(message.contains(RUN), "{message}");
     assert!(message.contains("the limit is 67108864"), "{message}");
 }
+
+#[test]
+fn a_run_recorded_both_plain_and_gzipped_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        let bytes = fs::read(root.join(RUN)).expect("read");
+        fs::write(
+            root.join(format!("{RUN}.gz")),
+            receipts::gzip::compress(&bytes),
+        )
+        .expect("write");
+    });
+    assert!(message.contains(&format!("{RUN}.gz")), "{message}");
+    assert!(message.contains("also recorded in"), "{message}");
+}
+
+#[test]
+fn a_gzipped_run_that_is_not_gzip_is_named() {
+    let message = fails_keeping_the_old_site(|root| {
+        fs::remove_file(root.join(RUN)).expect("remove");
+        fs::write(root.join(format!("{RUN}.gz")), b"{\"not\": \"gzip\"}").expect("write");
+    });
+    assert!(message.contains(&format!("{RUN}.gz")), "{message}");
+    assert!(message.contains("not a valid gzip file"), "{message}");
+}

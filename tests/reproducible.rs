@@ -75,6 +75,7 @@ fn build_with(
         templates: None,
         background_cleanup: false,
         cache: cache.cloned(),
+        compress_records: false,
     };
     receipts::build::build(&options).expect("build")
 }
@@ -153,4 +154,25 @@ fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
     let fifth = build_with(root, "site", Some(&cache));
     assert_eq!(fifth.kept, 0);
     assert_same_as_full_build(root, "site");
+}
+
+#[test]
+fn gzipped_input_records_build_the_site_plain_ones_build() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    copy_in_order(root, false);
+    build_with(root, "plain", None);
+    let runs = root.join("experiments/E02/runs");
+    for entry in fs::read_dir(&runs).expect("runs") {
+        let path = entry.expect("entry").path();
+        let bytes = fs::read(&path).expect("read");
+        let mut gz = path.clone().into_os_string();
+        gz.push(".gz");
+        fs::write(gz, receipts::gzip::compress(&bytes)).expect("write");
+        fs::remove_file(&path).expect("remove");
+    }
+    build_with(root, "from-gzip", None);
+    let (plain, from_gzip) = (tree(&root.join("plain")), tree(&root.join("from-gzip")));
+    assert!(plain.len() > 200, "{} files", plain.len());
+    assert_eq!(plain, from_gzip);
 }

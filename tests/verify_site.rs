@@ -22,6 +22,17 @@ fn built() -> tempfile::TempDir {
     dir
 }
 
+/// Checks the exit code, showing the output when it is not the one expected.
+fn assert_exit(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}: {}{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
 fn verify(site: &Path) -> Output {
     receipts(site, &["verify", "."])
 }
@@ -43,13 +54,7 @@ fn flip_a_byte(path: &Path) {
 fn the_sample_site_verifies() {
     let dir = built();
     let out = verify(&dir.path().join("site"));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_exit(&out, 0, "verify");
     let text = stdout(&out);
     assert!(text.contains("verified"), "{text}");
     assert!(text.contains(" 0 fail"), "{text}");
@@ -91,13 +96,7 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         let site = dir.path().join("site");
         flip_a_byte(&site.join(rel));
         let out = verify(&site);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{rel}: {}{}",
-            stdout(&out),
-            stderr(&out)
-        );
+        assert_exit(&out, 1, rel);
         assert!(
             stdout(&out).contains(&format!("FAIL {rel}: SHA-256 in SHA256SUMS")),
             "{rel} not named:\n{}",
@@ -322,4 +321,66 @@ fn a_directory_that_is_not_a_site_is_unusable() {
     let out = receipts(dir.path(), &["verify", "."]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("SHA256SUMS"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet", "--compress-records"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let site = dir.path().join("site");
+    let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
+    assert!(
+        !site.join(rel).exists(),
+        "the record is published only gzipped"
+    );
+    let gz = site.join(format!("{rel}.gz"));
+
+    let out = verify(&site);
+    assert_exit(&out, 0, "verify");
+    // As many receipts as the same site with plain records ("…: verified: N receipts, …").
+    let plain = built();
+    let count = |out: &Output| {
+        let text = stdout(out);
+        let head = text
+            .split(" receipts")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        head.rsplit(' ').next().unwrap_or_default().to_string()
+    };
+    let plain_count = count(&verify(&plain.path().join("site")));
+    assert!(
+        plain_count.parse::<usize>().is_ok_and(|n| n > 1000),
+        "{plain_count}"
+    );
+    assert_eq!(count(&out), plain_count);
+
+    // The record inside the gzip file changes: the file and the record fail.
+    let record = receipts::gzip::decompress(&fs::read(&gz).expect("read"), 1 << 24).expect("gzip");
+    let text = String::from_utf8(record).expect("utf-8");
+    let changed = text.replacen("\"duration_ms\": ", "\"duration_ms\": 1", 1);
+    assert_ne!(changed, text);
+    fs::write(&gz, receipts::gzip::compress(changed.as_bytes())).expect("write");
+    let out = verify(&site);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains(&format!("{rel}.gz: SHA-256 in SHA256SUMS")),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("{rel}: SHA-256 in data/SHA256SUMS")),
+        "{report}"
+    );
+
+    // Bytes that are not gzip: a failure that names the file, not a crash.
+    fs::write(&gz, b"not gzip").expect("write");
+    let out = verify(&site);
+    assert_exit(&out, 1, "verify");
+    assert!(
+        stdout(&out).contains("not a valid gzip file"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -24,8 +24,11 @@ const RUNS: usize = 1_000;
 fn renderer(corpus: &Corpus) -> Renderer {
     // Any records digest does: the page shows it and nothing checks it here.
     let records_digest = sha256_hex(b"records");
-    Renderer::new(site::site_info(corpus, &records_digest), &Theme::embedded())
-        .expect("the embedded templates compile")
+    Renderer::new(
+        site::site_info(corpus, &records_digest, false),
+        &Theme::embedded(),
+    )
+    .expect("the embedded templates compile")
 }
 
 fn render(c: &mut Criterion, corpus: &Corpus) {
@@ -53,13 +56,21 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
     group.bench_function("run-page", |b| {
         b.iter(|| {
             let index = black_box(0);
-            let view = site::run_view(corpus, loaded, index, &run, &run_verification, &neighbours);
+            let view = site::run_view(
+                corpus,
+                loaded,
+                index,
+                &run,
+                &run_verification,
+                &neighbours,
+                false,
+            );
             let path = run_href(&view.id);
             let scope = Scope::Run {
                 experiment: loaded.dir.clone(),
                 run: run.id.clone(),
             };
-            let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, &run));
+            let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, &run, false));
             renderer
                 .page(
                     "run.html",
@@ -105,6 +116,7 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
         templates: None,
         background_cleanup: false,
         cache: None,
+        compress_records: false,
     };
     let mut group = c.benchmark_group("build");
     // Long iterations: flat sampling (the same count in every sample, at least one) keeps ten

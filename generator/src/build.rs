@@ -18,6 +18,7 @@ use receipts_verifier::verify::{Status, Tally};
 
 use crate::cache::{self, RunCache};
 use crate::error::InputError;
+use crate::gzip;
 use crate::load::{self, Corpus, OBJECTS_DIR};
 use crate::render::{Pin, Renderer, Theme, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
@@ -49,6 +50,9 @@ pub struct BuildOptions {
     /// Runs kept from the previous build, and kept for the next
     /// (`receipts serve`); see [`crate::cache`].
     pub cache: Option<Arc<RunCache>>,
+    /// Publish run records gzipped (`data/<dir>/runs/<run>.json.gz`): a
+    /// site of many runs then fits a host's size limit.
+    pub compress_records: bool,
 }
 
 /// What a build produced.
@@ -60,6 +64,8 @@ pub struct BuildReport {
     pub files: usize,
     /// Runs kept from the previous build: not verified or rendered again.
     pub kept: usize,
+    /// The size of the site, every file counted once.
+    pub bytes: u64,
     pub stages: Vec<(&'static str, Duration)>,
     /// SHA-256 of `SHA256SUMS`.
     pub root_digest: String,
@@ -114,7 +120,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
     };
-    let site_info = site::site_info(&corpus, &records_digest);
+    let site_info = site::site_info(&corpus, &records_digest, options.compress_records);
     let context = cache::context(&corpus, &site_info, &theme);
     let kept = match &options.cache {
         Some(cache) => cache.usable(&context, staging.previous_manifest()),
@@ -133,8 +139,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         if !staging.reuse(&page, None)? {
             return Ok(false);
         }
-        let digest = corpus.record_digests.get(rel).map(String::as_str);
-        if !staging.reuse(&format!("{DATA_DIR}/{rel}"), digest)? {
+        // A gzipped record's file digest is not the record's.
+        let (file, digest) = if options.compress_records {
+            (format!("{DATA_DIR}/{rel}{}", gzip::SUFFIX), None)
+        } else {
+            let digest = corpus.record_digests.get(rel).map(String::as_str);
+            (format!("{DATA_DIR}/{rel}"), digest)
+        };
+        if !staging.reuse(&file, digest)? {
             staging.forget(&page)?;
             return Ok(false);
         }
@@ -153,14 +165,20 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         reuse.as_ref(),
         |pass| {
             let rel = pass.loaded.run_path(&pass.run.id);
-            let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
-            staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
+            if options.compress_records {
+                let file = format!("{DATA_DIR}/{rel}{}", gzip::SUFFIX);
+                staging.write(&file, &gzip::compress(pass.bytes))?;
+            } else {
+                let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
+                staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
+            }
             run_page(
                 &corpus,
                 &renderer,
                 &staging,
                 &neighbours[pass.experiment],
                 &pass,
+                options.compress_records,
             )?;
             progress.inc(1);
             Ok(())
@@ -197,6 +215,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let root_digest = sha256_hex(sums.as_bytes());
     staging.write(SUMS, sums.as_bytes())?;
     let files = staging.files();
+    let bytes = staging.bytes();
     let previous = staging.commit()?;
     if let (Some(cache), Some(fresh)) = (&options.cache, fresh) {
         cache.store(context, root_digest.clone(), fresh);
@@ -213,6 +232,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         files,
         kept: kept_runs.into_inner(),
+        bytes,
         stages: timer.stages,
         root_digest,
         records_digest,
@@ -385,6 +405,7 @@ fn run_page(
     staging: &Staging,
     neighbours: &site::Neighbours<'_>,
     pass: &verification::RunPass<'_>,
+    gzipped: bool,
 ) -> Result<()> {
     let (loaded, run) = (pass.loaded, pass.run);
     let view = site::run_view(
@@ -394,6 +415,7 @@ fn run_page(
         run,
         pass.verification,
         neighbours,
+        gzipped,
     );
     let path = run_href(&view.id);
     let scope = Scope::Run {
@@ -401,14 +423,16 @@ fn run_page(
         run: run.id.clone(),
     };
     let record = loaded.run_path(&run.id);
-    let verify = VerifyScope::of(&scope, &site::run_files(corpus, loaded, run)).pinned(Pin {
+    let files = site::run_files(corpus, loaded, run, gzipped);
+    let verify = VerifyScope::of(&scope, &files).pinned(Pin {
         label: "Record digest".to_string(),
-        path: format!("{DATA_DIR}/{record}"),
+        path: site::record_href(loaded, &run.id, gzipped),
         digest: corpus
             .record_digests
             .get(&record)
             .cloned()
             .unwrap_or_default(),
+        gzipped,
     });
     let html = renderer.page(
         "run.html",
@@ -465,7 +489,8 @@ fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
 }
 
 /// The files published under `data/` are exactly those `data/SHA256SUMS`
-/// lists, with those digests.
+/// lists, with those digests. A gzipped record counts as its record, whose
+/// digest its pass checked before compressing it.
 fn check_published_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
     let data_prefix = format!("{DATA_DIR}/");
     let sums_path = format!("{DATA_DIR}/{SUMS}");
@@ -473,7 +498,16 @@ fn check_published_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
         .digests()
         .into_iter()
         .filter(|(path, _)| *path != sums_path)
-        .filter_map(|(path, d)| path.strip_prefix(&data_prefix).map(|p| (p.to_string(), d)))
+        .filter_map(|(path, d)| {
+            let rel = path.strip_prefix(&data_prefix)?;
+            Some(match rel.strip_suffix(gzip::SUFFIX) {
+                Some(record) => {
+                    let digest = corpus.record_digests.get(record).cloned();
+                    (record.to_string(), digest.unwrap_or_default())
+                }
+                None => (rel.to_string(), d),
+            })
+        })
         .collect();
     if published != corpus.record_digests {
         bail!("the records published under {DATA_DIR}/ differ from the records read; build again");

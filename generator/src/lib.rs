@@ -8,6 +8,7 @@ pub mod cache;
 pub mod charts;
 pub mod commands;
 pub mod error;
+pub mod gzip;
 pub mod head;
 pub mod load;
 pub mod markdown;

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
 
+use crate::gzip;
 use crate::head::RunHead;
 
 use crate::error::{display_path, InputError};
@@ -85,8 +86,16 @@ pub fn read_run(
 ) -> Result<(Run, Vec<u8>), InputError> {
     let rel = loaded.run_path(&loaded.runs[index].id);
     let name = format!("{}/{rel}", corpus.records_name);
-    let bytes = fs::read(corpus.records_dir.join(&rel))
-        .map_err(|e| InputError::new(&name, e.to_string()))?;
+    let path = corpus.records_dir.join(&rel);
+    let bytes = match fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let gz = format!("{name}{}", gzip::SUFFIX);
+            let bytes = fs::read(corpus.records_dir.join(format!("{rel}{}", gzip::SUFFIX)))
+                .map_err(|e| InputError::new(&gz, e.to_string()))?;
+            gzip::decompress(&bytes, MAX_FILE_BYTES).map_err(|e| InputError::new(&gz, e))?
+        }
+        read => read.map_err(|e| InputError::new(&name, e.to_string()))?,
+    };
     let digest = receipts_verifier::digest::sha256_hex(&bytes);
     if corpus.record_digests.get(&rel) != Some(&digest) {
         return Err(InputError::new(
@@ -194,9 +203,14 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let bytes = fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))?;
+        let mut bytes =
+            fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))?;
+        if gzip::is_gzipped(path) {
+            bytes = gzip::decompress(&bytes, MAX_FILE_BYTES)
+                .map_err(|e| InputError::new(self.name(path), e))?;
+        }
         if path.starts_with(&self.experiments) {
-            let rel = display_path(&self.experiments, path);
+            let rel = gzip::record_path(&display_path(&self.experiments, path)).to_string();
             let digest = receipts_verifier::digest::sha256_hex(&bytes);
             self.digests
                 .lock()
@@ -382,7 +396,21 @@ impl Reader<'_> {
 
     /// The head of every run: each record is parsed, and let go.
     fn runs(&self, dir: &Path, experiment: &Experiment) -> Result<Vec<RunHead>, InputError> {
-        let paths = self.files_with_ext(dir, "json")?;
+        let paths: Vec<PathBuf> = self
+            .entries(dir)?
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "json") || gzip::is_gzipped(p))
+            .collect();
+        // `<run>.json` and `<run>.json.gz` sort next to each other.
+        for pair in paths.windows(2) {
+            let plain = pair[0].to_string_lossy();
+            if pair[1].to_string_lossy() == format!("{plain}{}", gzip::SUFFIX) {
+                return Err(InputError::new(
+                    self.name(&pair[1]),
+                    format!("the run is also recorded in {}", self.name(&pair[0])),
+                ));
+            }
+        }
         let runs: Vec<Result<RunHead, InputError>> = paths
             .par_iter()
             .map(|path| {
@@ -438,10 +466,11 @@ fn file_name(path: &Path) -> String {
 
 /// A record's id must equal its file name, so links and files agree.
 fn expect_stem(file: &str, path: &Path, id: &str) -> Result<(), InputError> {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = file_name(path);
+    let stem = gzip::record_path(&name)
+        .strip_suffix(".json")
+        .unwrap_or(&name)
+        .to_string();
     if stem == id {
         Ok(())
     } else {

@@ -204,7 +204,9 @@ pub struct Pin {
     pub label: String,
     /// The file, relative to the site root.
     pub path: String,
+    /// The SHA-256 of the file, or of what it holds when it is gzipped.
     pub digest: String,
+    pub gzipped: bool,
 }
 
 /// Writes a value into a page: strings escaped for HTML text and quoted
@@ -294,6 +296,7 @@ impl Renderer {
             label: "Records digest".to_string(),
             path: "data/SHA256SUMS".to_string(),
             digest: self.site.records_digest.clone(),
+            gzipped: false,
         });
         let ctx = minijinja::context! {
             pin => Value::from_serialize(&pin),

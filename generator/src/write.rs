@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
@@ -24,6 +25,8 @@ pub struct Staging {
     digests: Mutex<BTreeMap<String, String>>,
     /// The site being replaced, when its manifest could be read.
     previous: Option<Previous>,
+    /// The bytes of every file written or linked so far.
+    bytes: AtomicU64,
 }
 
 /// What the site being replaced says it holds.
@@ -75,6 +78,7 @@ impl Staging {
             out: out.to_path_buf(),
             digests: Mutex::new(BTreeMap::new()),
             previous,
+            bytes: AtomicU64::new(0),
         })
     }
 
@@ -96,6 +100,7 @@ impl Staging {
         if !self.link_unchanged(rel, &digest, Some(bytes.len() as u64), &path) {
             fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
         }
+        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         self.record(rel, digest);
         Ok(())
     }
@@ -123,6 +128,8 @@ impl Staging {
         if !self.link_unchanged(rel, listed, None, &path) {
             return Ok(false);
         }
+        let len = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.bytes.fetch_add(len, Ordering::Relaxed);
         self.record(rel, listed.clone());
         Ok(true)
     }
@@ -130,6 +137,8 @@ impl Staging {
     /// Takes back a file [`Staging::reuse`] took, to be written instead.
     pub fn forget(&self, rel: &str) -> Result<()> {
         let path = self.dir.path().join(rel);
+        let len = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.bytes.fetch_sub(len, Ordering::Relaxed);
         fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
         self.digests
             .lock()
@@ -171,6 +180,11 @@ impl Staging {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The bytes of every file written or linked so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
     }
 
     /// The number of files written so far.

@@ -24,6 +24,19 @@
       return r.json();
     });
   }
+  // A run's record: data/<experiment>/runs/<run>.json, or gzipped in
+  // <run>.json.gz when the site was built with --compress-records.
+  function record(row) {
+    var url = "data/" + row.experiment + "/runs/" + row.id + ".json";
+    if (!out.hasAttribute("data-records-gzipped")) return json(url);
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
+    }
+    return fetch(url + ".gz").then(function (gz) {
+      if (!gz.ok) throw new Error(gz.status + " for " + url + ".gz");
+      return new Response(gz.body.pipeThrough(new DecompressionStream("gzip"))).json();
+    });
+  }
   function text(url) {
     return fetch(url).then(function (r) { return r.ok ? r.text() : ""; });
   }
@@ -109,8 +122,8 @@
   findRows().then(function (rows) {
     var a = rows[ids[0]], b = rows[ids[1]];
     return Promise.all([
-      json("data/" + a.experiment + "/runs/" + a.id + ".json"),
-      json("data/" + b.experiment + "/runs/" + b.id + ".json")
+      record(a),
+      record(b)
     ]).then(function (runs) {
       var fa = lastArtifact(runs[0]), fb = lastArtifact(runs[1]);
       return Promise.all([

@@ -19,6 +19,31 @@ function get(url) {
   }).then(function (b) { return new Uint8Array(b); });
 }
 
+// A record published gzipped (`receipts build --compress-records`) is
+// `<record>.json.gz`; the verifier reads the record it holds.
+var GZ = ".gz";
+function gunzip(bytes) {
+  if (typeof DecompressionStream === "undefined") {
+    return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
+  }
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).arrayBuffer().then(function (b) { return new Uint8Array(b); });
+}
+
+// Hands a fetched data/ file to the bundle under its record's path, the
+// record inside it when it is gzipped; `then(path, bytes)` sees the record.
+function addRecord(bundle, path, bytes, then) {
+  if (path.slice(-GZ.length) !== GZ) {
+    bundle.add(path.slice(5), bytes);
+    if (then) then(path, bytes);
+    return null;
+  }
+  return gunzip(bytes).then(function (record) {
+    bundle.add(path.slice(5, -GZ.length), record);
+    if (then) then(path, record);
+  });
+}
+
 function receipt(subject, claim, recorded, recomputed, pass) {
   return { subject: subject, claim: claim, status: pass ? "pass" : "fail", recorded: recorded, recomputed: recomputed };
 }
@@ -38,9 +63,9 @@ function fetchAll(base, paths, each, onProgress) {
       if (next >= paths.length) return;
       var path = paths[next++];
       get(new URL(path, base).href).then(function (bytes) {
-        each(path, bytes);
+        return each(path, bytes);
       }, function () {
-        each(path, null);
+        return each(path, null);
       }).then(function () {
         done += 1;
         onProgress(done, paths.length);
@@ -92,12 +117,20 @@ function verifySite(job) {
       }
       var actual = wasm_bindgen.sha256_hex(bytes);
       receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", actual, listed === actual));
-      if (job.pin && path === job.pin.path) {
-        receipts.push(receipt(path, "digest shown on the page", job.pin.digest, actual, actual === job.pin.digest));
+      // The page states a digest: of the file, or of the record a gzipped file holds.
+      function pinned(p, b) {
+        if (!job.pin || p !== job.pin.path) return;
+        var digest = b === bytes ? actual : wasm_bindgen.sha256_hex(b);
+        receipts.push(receipt(p, "digest shown on the page", job.pin.digest, digest, digest === job.pin.digest));
       }
-      if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS") {
-        bundle.add(path.slice(5), bytes);
+      if (path.indexOf("data/") !== 0 || path === "data/SHA256SUMS") {
+        pinned(path, bytes);
+        return null;
       }
+      var added = addRecord(bundle, path, bytes, pinned);
+      return added && added.catch(function (e) {
+        receipts.push(receipt(path, "a gzip file", "a record, gzipped", e.message, false));
+      });
     }, function (done, total) {
       progress(done, total);
     });
@@ -132,7 +165,7 @@ function exportReport(job) {
   return fetchAll(job.base, job.files.concat(["data/SHA256SUMS"]), function (path, bytes) {
     if (bytes === null) return;
     if (path === "data/SHA256SUMS") recordsDigest = wasm_bindgen.sha256_hex(bytes);
-    else if (path.indexOf("data/") === 0) bundle.add(path.slice(5), bytes);
+    else if (path.indexOf("data/") === 0) return addRecord(bundle, path, bytes, null);
   }, function (done, total) {
     progress(done, total);
   }).then(function () {

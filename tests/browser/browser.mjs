@@ -1,6 +1,8 @@
 // Debian's Chromium, headless, driven by playwright-core.
 import { chromium } from "playwright-core";
 
+import { serve } from "./server.mjs";
+
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 export function launch() {
@@ -51,4 +53,17 @@ export async function verify(page, timeout = 120_000) {
       failures: [...document.querySelectorAll(".verify-failures li")].map((li) => li.dataset.subject + " | " + li.textContent),
     };
   });
+}
+
+/** Serves `root`, opens `path` and verifies it; returns { result, problems }. */
+export async function verifyAt(browser, root, path) {
+  const server = await serve(root);
+  try {
+    const { page, problems } = await open(browser, server.url + path);
+    const result = await verify(page);
+    await page.close();
+    return { result, problems };
+  } finally {
+    await server.close();
+  }
 }

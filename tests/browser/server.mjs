@@ -14,6 +14,8 @@ const TYPES = {
   ".csv": "text/csv; charset=utf-8",
   ".md": "text/markdown; charset=utf-8",
   ".svg": "image/svg+xml",
+  // As GitHub Pages serves them: the gzip bytes, without Content-Encoding.
+  ".gz": "application/gzip",
 };
 
 /** Serves `dir` on a free port; resolves to { url, close }. */

@@ -14,10 +14,11 @@ export function receipts(args, options = {}) {
   return execFileSync(RECEIPTS, args, { encoding: "utf8", ...options });
 }
 
-/** Builds the shipped sample into a new temporary directory; returns the site's path. */
-export function buildSample() {
+/** Builds the shipped sample into a new temporary directory, with any
+ * further `build` flags; returns the site's path. */
+export function buildSample(flags = []) {
   const dir = mkdtempSync(join(tmpdir(), "receipts-browser-"));
-  receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site")]);
+  receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site"), ...flags]);
   return join(dir, "site");
 }
 

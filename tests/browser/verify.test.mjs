@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import vm from "node:vm";
 
-import { launch, open, verify } from "./browser.mjs";
+import { launch, open, verifyAt } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
@@ -23,16 +23,8 @@ after(async () => {
   await browser?.close();
 });
 
-async function verifyPage(root, path) {
-  const server = await serve(root);
-  try {
-    const { page, problems } = await open(browser, server.url + path);
-    const result = await verify(page);
-    await page.close();
-    return { result, problems };
-  } finally {
-    await server.close();
-  }
+function verifyPage(root, path) {
+  return verifyAt(browser, root, path);
 }
 
 test("the whole sample site verifies in the browser", async () => {

@@ -6,6 +6,9 @@ use crate::build::{build, describe, BuildOptions};
 
 use super::Failure;
 
+/// The size GitHub Pages publishes a site up to.
+const PAGES_LIMIT: u64 = 1_000_000_000;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The directory holding experiments/, showcase/ and docs/.
@@ -20,6 +23,9 @@ pub struct Args {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Publish run records gzipped (data/<experiment>/runs/<run>.json.gz), for sites of many runs.
+    #[arg(long)]
+    pub compress_records: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -30,8 +36,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
         templates: None,
         background_cleanup: false,
         cache: None,
+        compress_records: args.compress_records,
     };
     let report = build(&options)?;
+    if report.bytes > PAGES_LIMIT {
+        eprintln!(
+            "warning: the site has {:.2} GB; GitHub Pages publishes sites of up to 1 GB{}",
+            report.bytes as f64 / 1e9,
+            if args.compress_records {
+                ""
+            } else {
+                " (--compress-records stores run records gzipped, about an eighth of their size)"
+            }
+        );
+    }
     if !args.quiet {
         println!("{}", describe(&report, &args.out));
         for r in &report.not_passing {

@@ -24,6 +24,9 @@ pub struct Args {
     /// Open the site in the default browser.
     #[arg(long)]
     pub open: bool,
+    /// Publish run records gzipped (data/<experiment>/runs/<run>.json.gz), for sites of many runs.
+    #[arg(long)]
+    pub compress_records: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -34,6 +37,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         templates: None,
         background_cleanup: true,
         cache: Some(Default::default()),
+        compress_records: args.compress_records,
     };
     serve(ServeOptions {
         build,

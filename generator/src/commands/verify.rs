@@ -50,9 +50,14 @@ fn read_records(
         if entry.file_type().is_file() {
             let rel = crate::error::display_path(dir, entry.path());
             if rel != receipts_verifier::manifest::SUMS {
-                let bytes = std::fs::read(entry.path())
+                let mut bytes = std::fs::read(entry.path())
                     .map_err(|e| InputError::new(rel.clone(), e.to_string()))?;
-                files.insert(rel, bytes);
+                // A gzipped record is handed over as the record it holds, as the browser does.
+                if crate::gzip::is_gzipped(entry.path()) {
+                    bytes = crate::gzip::decompress(&bytes, crate::load::MAX_FILE_BYTES)
+                        .map_err(|e| InputError::new(rel.clone(), e))?;
+                }
+                files.insert(crate::gzip::record_path(&rel).to_string(), bytes);
             }
         }
     }

@@ -42,6 +42,8 @@ pub struct SiteInfo {
     pub has_docs: bool,
     /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
     pub records_digest: String,
+    /// Run records are published gzipped (`--compress-records`).
+    pub records_gzipped: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,13 +109,14 @@ pub(crate) fn label<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
-pub fn site_info(corpus: &Corpus, records_digest: &str) -> SiteInfo {
+pub fn site_info(corpus: &Corpus, records_digest: &str, records_gzipped: bool) -> SiteInfo {
     SiteInfo {
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
         records_digest: records_digest.to_string(),
+        records_gzipped,
     }
 }
 

@@ -241,13 +241,25 @@ pub fn neighbours(loaded: &LoadedExperiment) -> Neighbours<'_> {
     n
 }
 
+/// Where a run's record is published: `data/<dir>/runs/<run>.json`, with
+/// `.gz` when the build compresses records.
+pub fn record_href(loaded: &LoadedExperiment, id: &str, gzipped: bool) -> String {
+    let gz = if gzipped { crate::gzip::SUFFIX } else { "" };
+    format!("data/{}{gz}", loaded.run_path(id))
+}
+
 /// The published files a run's receipts are recomputed from: its record, its
 /// experiment and task, and every object it names.
-pub fn run_files(corpus: &Corpus, loaded: &LoadedExperiment, run: &Run) -> Vec<String> {
+pub fn run_files(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    run: &Run,
+    gzipped: bool,
+) -> Vec<String> {
     let mut files = vec![
         format!("data/{}/experiment.json", loaded.dir),
         format!("data/tasks/{}.json", run.task),
-        format!("data/{}/runs/{}.json", loaded.dir, run.id),
+        record_href(loaded, &run.id, gzipped),
     ];
     let mut digests: Vec<&str> = Vec::new();
     if let Some(task) = corpus.tasks.get(&run.task) {
@@ -307,6 +319,7 @@ pub fn run_view(
     run: &Run,
     verification: &RunVerification,
     neighbours: &Neighbours<'_>,
+    gzipped: bool,
 ) -> RunView {
     let e = &loaded.experiment;
     let task = &corpus.tasks[&run.task];
@@ -344,7 +357,7 @@ pub fn run_view(
             .replaced_by
             .get(run.id.as_str())
             .map(|id| link(id)),
-        record_href: format!("data/{}/runs/{}.json", loaded.dir, run.id),
+        record_href: record_href(loaded, &run.id, gzipped),
         experiment_dir: loaded.dir.clone(),
         compare: neighbours
             .cells
