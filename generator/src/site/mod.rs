@@ -3,11 +3,13 @@
 //! views and nothing else. Every link is relative to the site root; each
 //! page adds its own prefix.
 
+mod attempt;
 mod experiment;
 mod figures;
 mod index;
 mod run;
 
+pub use attempt::*;
 pub use experiment::*;
 pub use figures::*;
 pub use index::*;

@@ -1,0 +1,399 @@
+//! The view of one attempt on a run's page: each turn beside the provider
+//! call that produced it, the artifact, the checks recorded beside
+//! recomputed, and the inputs.
+
+use serde::Serialize;
+
+use receipts_verifier::checks::Evidence;
+use receipts_verifier::cost::{attempt_cost, call_cost, Cost};
+use receipts_verifier::model::{Attempt, Experiment, InputRole, ProviderCall, Task, Turn, Usage};
+use receipts_verifier::time;
+use receipts_verifier::verify::{RunVerification, Status};
+
+use super::{label, mark, object_href, ReceiptView};
+use crate::load::Corpus;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AttemptView {
+    pub tier_label: String,
+    pub model: String,
+    pub started_at: String,
+    pub duration_s: f64,
+    pub cost: Cost,
+    pub end: String,
+    pub end_message: Option<String>,
+    /// Each turn with the call that produced it, in turn order; then the
+    /// calls no turn names.
+    pub steps: Vec<StepView>,
+    pub artifact: Option<ArtifactView>,
+    pub checks: Vec<CheckView>,
+    pub inputs: Vec<InputView>,
+    /// Every input has the task's digest before and after the attempt: the
+    /// page lists them in a line instead of a table of equal digests.
+    pub inputs_unchanged: bool,
+    /// What every call shares, stated once above the table instead of in a
+    /// column; `None` where the calls differ.
+    pub calls: SharedCallFacts,
+    /// The number of columns of the steps table, for rows that span it.
+    pub columns: usize,
+}
+
+/// Facts every call of an attempt shares.
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedCallFacts {
+    /// The model every call requested and the provider echoed, when it is
+    /// the attempt's model.
+    pub model: Option<String>,
+    /// The output budget every call had.
+    pub budget: Option<u64>,
+    /// The finish reason every call gave.
+    pub finish: Option<String>,
+    /// The status every call ended with.
+    pub status: Option<String>,
+}
+
+/// One row of the steps table: a turn, its call, or both.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepView {
+    pub turn: Option<TurnView>,
+    /// The call the turn names (or, for a call no turn names, the call).
+    pub call: Option<CallView>,
+    /// The request id the turn names when no call is shown beside it.
+    pub unmatched_call: Option<String>,
+    /// That call is the one an earlier row shows (two turns name it).
+    pub call_shown_earlier: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnView {
+    pub tool: String,
+    pub args: Option<Args>,
+    pub allowed: bool,
+    pub reason: String,
+    pub ok: bool,
+    pub result_text: Option<String>,
+    pub result_ref: Option<ObjectRefView>,
+}
+
+/// A turn's arguments as JSON: on one line when short, laid out when long.
+#[derive(Debug, Clone, Serialize)]
+pub struct Args {
+    pub json: String,
+    pub block: bool,
+}
+
+/// Arguments up to this many characters of compact JSON stay on the turn's line.
+const INLINE_ARGS: usize = 100;
+
+fn turn_args(args: &serde_json::Value) -> Option<Args> {
+    if args.is_null() {
+        return None;
+    }
+    let json = serde_json::to_string(args).unwrap_or_default();
+    Some(if json.chars().count() <= INLINE_ARGS {
+        Args { json, block: false }
+    } else {
+        Args {
+            json: serde_json::to_string_pretty(args).unwrap_or_default(),
+            block: true,
+        }
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectRefView {
+    pub href: String,
+    pub label: String,
+    pub injected: bool,
+    /// The text, shown inline for injected documents so the reader sees what the model saw.
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CallView {
+    pub request_id: String,
+    pub model_requested: String,
+    pub model_echoed: Option<String>,
+    pub started_at: String,
+    /// Seconds from the attempt's start, when both times parse.
+    pub offset_s: Option<f64>,
+    pub latency_ms: u64,
+    pub usage: Option<Usage>,
+    pub finish_reason: Option<String>,
+    pub max_tokens: u64,
+    pub status: String,
+    pub cost: Cost,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArtifactView {
+    /// The digest on record against the digest of the published bytes.
+    pub digest: Option<ReceiptView>,
+    pub path: String,
+    pub sha256: String,
+    pub bytes: u64,
+    pub href: String,
+    /// The artifact as text (JSON pretty-printed), or `None` when it is not UTF-8.
+    pub text: Option<String>,
+    /// A CSV artifact as rows (the first is the header), when it parses.
+    pub table: Option<Vec<Vec<String>>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckView {
+    pub check: String,
+    pub kind: String,
+    /// The verdict and detail the harness recorded.
+    pub recorded: String,
+    /// The verdict and detail recomputed from the artifact.
+    pub recomputed: String,
+    /// The recomputed verdict.
+    pub passed: bool,
+    /// Whether recorded and recomputed agree.
+    pub status: String,
+    pub mark: String,
+    pub evidence: Vec<Evidence>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InputView {
+    pub path: String,
+    pub role: String,
+    pub href: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// The view of attempt `index` of a run.
+pub fn attempt_view(
+    corpus: &Corpus,
+    e: &Experiment,
+    task: &Task,
+    a: &Attempt,
+    index: usize,
+    verification: &RunVerification,
+) -> AttemptView {
+    let tier = e.tiers.iter().find(|t| t.id == a.tier);
+    let model = tier.map_or_else(String::new, |t| t.model.clone());
+    let started = time::parse(&a.started_at).ok();
+    let call_view = |c: &ProviderCall| CallView {
+        request_id: c.request_id.clone(),
+        model_requested: c.model_requested.clone(),
+        model_echoed: c.model_echoed.clone(),
+        started_at: c.started_at.clone(),
+        offset_s: started
+            .zip(time::parse(&c.started_at).ok())
+            .map(|(a, c)| (c.0 - a.0) as f64 / 1000.0),
+        latency_ms: c.latency_ms,
+        usage: c.usage,
+        finish_reason: c.finish_reason.map(|f| label(&f)),
+        max_tokens: c.max_tokens,
+        status: label(&c.status),
+        cost: call_cost(c, &e.prices).unwrap_or_default(),
+    };
+    let calls = SharedCallFacts {
+        model: a
+            .calls
+            .iter()
+            .all(|c| {
+                !model.is_empty()
+                    && c.model_requested == model
+                    && c.model_echoed.as_deref() == Some(model.as_str())
+            })
+            .then(|| model.clone()),
+        budget: uniform(a.calls.iter().map(|c| c.max_tokens)),
+        finish: uniform(a.calls.iter().map(|c| c.finish_reason))
+            .flatten()
+            .map(|f| label(&f)),
+        status: uniform(a.calls.iter().map(|c| c.status)).map(|s| label(&s)),
+    };
+    // #, action, permission, result, request, at, latency, prompt,
+    // completion, reasoning, cache, cost; and a column for each fact the
+    // calls do not share.
+    let columns = 12
+        + [
+            calls.model.is_none(),
+            calls.budget.is_none(),
+            calls.finish.is_none(),
+            calls.status.is_none(),
+        ]
+        .iter()
+        .filter(|&&differs| differs)
+        .count();
+    AttemptView {
+        tier_label: tier.map_or(a.tier.clone(), |t| t.label.clone()),
+        started_at: a.started_at.clone(),
+        duration_s: a.duration_ms as f64 / 1000.0,
+        cost: attempt_cost(a, &e.prices).unwrap_or_default(),
+        end: label(&a.end.reason).replace('_', " "),
+        end_message: a.end.message.clone(),
+        steps: steps(a, |t| turn_view(corpus, task, t), call_view),
+        artifact: a
+            .artifact
+            .as_ref()
+            .map(|f| artifact_view(corpus, f, index, verification)),
+        checks: check_views(index, verification),
+        inputs: a
+            .inputs
+            .iter()
+            .map(|i| {
+                let spec = task.inputs.iter().find(|t| t.path == i.path);
+                InputView {
+                    path: i.path.clone(),
+                    role: spec.map_or_else(String::new, |t| label(&t.role)),
+                    href: spec.map_or_else(String::new, |t| object_href(&t.sha256)),
+                    before: i.sha256_before.clone(),
+                    after: i.sha256_after.clone(),
+                }
+            })
+            .collect(),
+        inputs_unchanged: !a.inputs.is_empty()
+            && a.inputs.iter().all(|i| {
+                task.inputs
+                    .iter()
+                    .any(|t| t.path == i.path && t.sha256 == i.sha256_before)
+                    && i.sha256_after == i.sha256_before
+            }),
+        calls,
+        columns,
+        model,
+    }
+}
+
+/// Pairs each turn with the call it names (the first not yet shown with
+/// that request id), in turn order, then adds the calls no turn named.
+fn steps(
+    a: &Attempt,
+    turn_view: impl Fn(&Turn) -> TurnView,
+    call_view: impl Fn(&ProviderCall) -> CallView,
+) -> Vec<StepView> {
+    let mut shown = vec![false; a.calls.len()];
+    let mut steps: Vec<StepView> = a
+        .turns
+        .iter()
+        .map(|t| {
+            let found = (0..a.calls.len()).find(|&i| !shown[i] && a.calls[i].request_id == t.call);
+            if let Some(i) = found {
+                shown[i] = true;
+            }
+            StepView {
+                turn: Some(turn_view(t)),
+                call: found.map(|i| call_view(&a.calls[i])),
+                unmatched_call: found.is_none().then(|| t.call.clone()),
+                call_shown_earlier: found.is_none()
+                    && a.calls.iter().any(|c| c.request_id == t.call),
+            }
+        })
+        .collect();
+    steps.extend(
+        a.calls
+            .iter()
+            .zip(&shown)
+            .filter(|(_, &shown)| !shown)
+            .map(|(c, _)| StepView {
+                turn: None,
+                call: Some(call_view(c)),
+                unmatched_call: None,
+                call_shown_earlier: false,
+            }),
+    );
+    steps
+}
+
+fn turn_view(corpus: &Corpus, task: &Task, t: &Turn) -> TurnView {
+    let result_ref = t.result.sha256.as_ref().map(|d| {
+        let input = task.inputs.iter().find(|i| i.sha256 == *d);
+        let injected = input.is_some_and(|i| i.role == InputRole::Injected);
+        ObjectRefView {
+            href: object_href(d),
+            label: input.map_or_else(|| format!("object {}", &d[..12]), |i| i.path.clone()),
+            injected,
+            text: injected
+                .then(|| {
+                    corpus
+                        .objects
+                        .get(d)
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                })
+                .flatten(),
+        }
+    });
+    TurnView {
+        tool: label(&t.action.tool),
+        args: turn_args(&t.action.args),
+        allowed: t.permission.decision == receipts_verifier::model::Decision::Allowed,
+        reason: t.permission.reason.clone(),
+        ok: t.result.ok,
+        result_text: t.result.text.clone(),
+        result_ref,
+    }
+}
+
+fn artifact_view(
+    corpus: &Corpus,
+    f: &receipts_verifier::model::FileRef,
+    index: usize,
+    verification: &RunVerification,
+) -> ArtifactView {
+    let bytes = corpus.objects.get(&f.sha256);
+    ArtifactView {
+        digest: verification
+            .receipts
+            .iter()
+            .find(|r| {
+                r.subject == format!("objects/{}", f.sha256)
+                    && r.claim.ends_with(&format!("attempt {}", index + 1))
+            })
+            .map(ReceiptView::from),
+        path: f.path.clone(),
+        sha256: f.sha256.clone(),
+        bytes: f.bytes,
+        href: object_href(&f.sha256),
+        text: bytes.and_then(|b| readable(b, &f.media_type)),
+        table: bytes
+            .filter(|_| f.media_type == "text/csv")
+            .and_then(|b| receipts_verifier::csv_rows::read_rows(b).ok()),
+    }
+}
+
+fn check_views(index: usize, verification: &RunVerification) -> Vec<CheckView> {
+    let receipt = |claim: &str| verification.receipts.iter().find(|r| r.claim == claim);
+    verification
+        .checks
+        .get(index)
+        .into_iter()
+        .flatten()
+        .map(|outcome| {
+            let claim = format!("attempts[{index}].checks[{}]", outcome.check);
+            let status = receipt(&claim).map_or(Status::CouldNotCheck, |r| r.status);
+            CheckView {
+                check: outcome.check.clone(),
+                kind: outcome.kind.clone(),
+                recorded: receipt(&claim)
+                    .map_or_else(|| "not recorded".to_string(), |r| r.recorded.clone()),
+                recomputed: receipt(&claim).map_or_else(String::new, |r| r.recomputed.clone()),
+                passed: outcome.passed,
+                status: label(&status),
+                mark: mark(status).to_string(),
+                evidence: outcome.evidence.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The one value every item has, if they all have the same (and there is one).
+fn uniform<T: PartialEq>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.all(|x| x == first).then_some(first)
+}
+
+/// An artifact as readable text: JSON pretty-printed, other text as is.
+fn readable(bytes: &[u8], media_type: &str) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if media_type == "application/json" {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            return serde_json::to_string_pretty(&value).ok();
+        }
+    }
+    Some(text.to_string())
+}
