@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use schemars::{schema_for, Schema};
 
-use receipts_verifier::model::{Experiment, Report, ResultRow, Run, Showcase, Summary, Task};
+use receipts_verifier::model::{
+    Experiment, HarnessRun, HarnessSuite, Report, ResultRow, Run, Showcase, Summary, Task,
+};
 
 use super::Failure;
 
@@ -19,6 +21,8 @@ pub enum Kind {
     ResultRow,
     Showcase,
     Report,
+    Harness,
+    HarnessRun,
 }
 
 #[derive(Debug, clap::Args)]
@@ -40,6 +44,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::ResultRow,
         Kind::Showcase,
         Kind::Report,
+        Kind::Harness,
+        Kind::HarnessRun,
     ]
     .into_iter()
     .map(|k| (name(k), schema(k)))
@@ -55,6 +61,8 @@ fn name(kind: Kind) -> &'static str {
         Kind::ResultRow => "result-row",
         Kind::Showcase => "showcase",
         Kind::Report => "report",
+        Kind::Harness => "harness",
+        Kind::HarnessRun => "harness-run",
     }
 }
 
@@ -67,6 +75,8 @@ fn schema(kind: Kind) -> Schema {
         Kind::ResultRow => schema_for!(ResultRow),
         Kind::Showcase => schema_for!(Showcase),
         Kind::Report => schema_for!(Report),
+        Kind::Harness => schema_for!(HarnessSuite),
+        Kind::HarnessRun => schema_for!(HarnessRun),
     }
 }
 

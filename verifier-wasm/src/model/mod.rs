@@ -6,6 +6,7 @@
 //! prints the JSON Schema generated from these types.
 
 mod experiment;
+mod harness;
 mod report;
 mod run;
 mod showcase;
@@ -13,6 +14,7 @@ mod summary;
 mod task;
 
 pub use experiment::*;
+pub use harness::*;
 pub use report::*;
 pub use run::*;
 pub use showcase::*;

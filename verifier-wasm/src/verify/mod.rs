@@ -7,6 +7,7 @@
 
 mod bundle;
 mod experiment;
+mod harness;
 mod published;
 mod report;
 mod run;
@@ -15,6 +16,7 @@ pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
     verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs, RERUNS_REPLACE,
 };
+pub use harness::{allowed, figures, percentile, verify_harness_run, CapReached, HarnessFigures};
 pub use published::{
     agrees, display, display_like, published_fields, values_agree, PublishedField,
 };

@@ -1,0 +1,163 @@
+//! Harness run reports: one agent run under a harness that records every
+//! provider call, tool call, egress attempt and snapshot, enforces a token
+//! cap and an egress allowlist, and publishes a report of figures for the
+//! run. The verifier recomputes every figure from the events.
+//!
+//! On disk: `harness/<suite>/harness.json` (the suite: its rules) and
+//! `harness/<suite>/runs/<run>.json` (one run each), beside `experiments/`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Decision, FormatVersion, PriceTable, Provenance, ProviderCall};
+
+/// The rules every run of a suite was held to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HarnessSuite {
+    pub format_version: FormatVersion,
+    pub kind: HarnessSuiteKind,
+    /// The suite's id, also its directory's name.
+    pub id: String,
+    pub title: String,
+    pub provenance: Provenance,
+    /// Prices of the models the runs call, for their cost.
+    pub prices: PriceTable,
+    /// The hosts a run may reach; an attempt to reach any other is blocked.
+    pub egress_allowlist: Vec<String>,
+    /// The tokens (prompt and completion, as the provider reported them) a
+    /// run may use: once a call brings the total to the cap or over it, the
+    /// run must stop before its next provider call.
+    pub token_cap: u64,
+    /// How the reports' latency percentiles are computed.
+    pub percentile_method: PercentileMethod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum HarnessSuiteKind {
+    Harness,
+}
+
+/// How a percentile of a list of latencies is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PercentileMethod {
+    /// The smallest value with at least p% of the values at or below it:
+    /// the value at rank ⌈p/100 × n⌉ of the n values sorted ascending.
+    NearestRank,
+}
+
+/// One agent run under the harness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HarnessRun {
+    pub format_version: FormatVersion,
+    pub kind: HarnessRunKind,
+    /// The run's id, also its file's name.
+    pub id: String,
+    /// The suite it ran under.
+    pub suite: String,
+    pub provenance: Provenance,
+    /// The agent that ran, as the harness names it.
+    pub agent: String,
+    /// UTC, RFC 3339 with milliseconds.
+    pub started_at: String,
+    /// Everything the harness saw, in the order it happened.
+    pub events: Vec<HarnessEvent>,
+    /// The figures the harness published for the run.
+    pub report: RunReport,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum HarnessRunKind {
+    HarnessRun,
+}
+
+/// One thing the harness recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum HarnessEvent {
+    /// A model call, with the provider's receipt.
+    ProviderCall(ProviderCall),
+    /// A tool the agent called.
+    ToolCall(ToolCall),
+    /// An attempt to reach a host, and the harness's decision.
+    Egress(Egress),
+    /// A snapshot of the run's workspace.
+    Snapshot(Snapshot),
+    /// The harness stopped the run.
+    Abort(Abort),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub tool: String,
+    /// The arguments as the agent sent them (untrusted).
+    pub args: serde_json::Value,
+    pub ok: bool,
+    /// Why the call failed (untrusted); `null` when it did not.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Egress {
+    /// The host the run tried to reach (untrusted).
+    pub host: String,
+    pub decision: Decision,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub label: String,
+    /// SHA-256 of the snapshot's bytes, lowercase hex.
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Abort {
+    pub reason: AbortReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum AbortReason {
+    /// The token cap was reached.
+    Budget,
+    /// Anything else (an error, an operator).
+    Other,
+}
+
+/// The figures a harness published for one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RunReport {
+    pub total_cost_usd: f64,
+    pub latency_p50_ms: u64,
+    pub latency_p95_ms: u64,
+    /// Tool calls that failed.
+    pub tool_failures: u64,
+    /// Egress attempts the harness blocked.
+    pub egress_blocked: u64,
+    /// Prompt and completion tokens over every call.
+    pub tokens_used: u64,
+    pub snapshots: u64,
+    pub aborted_on_budget: bool,
+}

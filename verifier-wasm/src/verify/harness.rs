@@ -1,0 +1,305 @@
+//! A harness run report recomputed from its events: the cost from the calls'
+//! usage and the suite's prices, the latency percentiles by the suite's
+//! stated method, the counts of failed tool calls, blocked egress and
+//! snapshots, every egress decision against the allowlist, the tokens used
+//! against the cap, and whether (and when) the run had to stop on budget.
+
+use crate::cost::{call_cost, Cost};
+use crate::model::{
+    AbortReason, Decision, HarnessEvent, HarnessRun, HarnessSuite, PercentileMethod, ProviderCall,
+};
+
+use super::published::agrees;
+use super::{Receipt, Status};
+
+/// The `p`th percentile of `values` by `method`; `None` when there are none.
+pub fn percentile(method: PercentileMethod, values: &[u64], p: u32) -> Option<u64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    match method {
+        PercentileMethod::NearestRank => {
+            let n = sorted.len();
+            // Rank ⌈p/100 × n⌉, 1-based, at least 1.
+            let rank = (p as usize * n).div_ceil(100).max(1);
+            sorted.get(rank - 1).copied()
+        }
+    }
+}
+
+/// Where a run's token use met its cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapReached {
+    /// The event index of the call that brought the total to the cap.
+    pub at_event: usize,
+    /// The total after that call.
+    pub tokens: u64,
+}
+
+/// The figures a run's events amount to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HarnessFigures {
+    pub cost: Result<Cost, String>,
+    pub latency_p50_ms: Option<u64>,
+    pub latency_p95_ms: Option<u64>,
+    pub tool_failures: u64,
+    pub egress_blocked: u64,
+    pub snapshots: u64,
+    /// Prompt and completion tokens over every call whose usage is known.
+    pub tokens_known: u64,
+    /// The calls whose usage was lost (their tokens are unknown).
+    pub usage_lost: Vec<String>,
+    pub cap_reached: Option<CapReached>,
+    /// Provider calls made after the cap was reached.
+    pub calls_after_cap: Vec<String>,
+    /// The event index of the first budget abort.
+    pub budget_abort_at: Option<usize>,
+}
+
+fn calls(run: &HarnessRun) -> impl Iterator<Item = (usize, &ProviderCall)> {
+    run.events.iter().enumerate().filter_map(|(i, e)| match e {
+        HarnessEvent::ProviderCall(c) => Some((i, c)),
+        _ => None,
+    })
+}
+
+/// Recomputes a run's figures from its events under the suite's rules.
+pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
+    let latencies: Vec<u64> = calls(run).map(|(_, c)| c.latency_ms).collect();
+    let cost = calls(run).try_fold(Cost::ZERO, |acc, (_, c)| {
+        Ok(acc + call_cost(c, &suite.prices).map_err(|e| e.to_string())?)
+    });
+    let mut tokens = 0u64;
+    let mut usage_lost = Vec::new();
+    let mut cap_reached = None;
+    let mut calls_after_cap = Vec::new();
+    for (i, c) in calls(run) {
+        if cap_reached.is_some() {
+            calls_after_cap.push(c.request_id.clone());
+        }
+        match c.usage {
+            Some(u) => tokens += u.prompt_tokens + u.completion_tokens,
+            None => usage_lost.push(c.request_id.clone()),
+        }
+        if cap_reached.is_none() && tokens >= suite.token_cap {
+            cap_reached = Some(CapReached {
+                at_event: i,
+                tokens,
+            });
+        }
+    }
+    let count = |f: &dyn Fn(&HarnessEvent) -> bool| run.events.iter().filter(|e| f(e)).count();
+    HarnessFigures {
+        cost,
+        latency_p50_ms: percentile(suite.percentile_method, &latencies, 50),
+        latency_p95_ms: percentile(suite.percentile_method, &latencies, 95),
+        tool_failures: count(&|e| matches!(e, HarnessEvent::ToolCall(t) if !t.ok)) as u64,
+        egress_blocked: count(
+            &|e| matches!(e, HarnessEvent::Egress(g) if g.decision == Decision::Denied),
+        ) as u64,
+        snapshots: count(&|e| matches!(e, HarnessEvent::Snapshot(_))) as u64,
+        tokens_known: tokens,
+        usage_lost,
+        cap_reached,
+        calls_after_cap,
+        budget_abort_at: run
+            .events
+            .iter()
+            .position(|e| matches!(e, HarnessEvent::Abort(a) if a.reason == AbortReason::Budget)),
+    }
+}
+
+/// Whether the allowlist lets a run reach `host` (host names compare
+/// without regard to ASCII case).
+pub fn allowed(allowlist: &[String], host: &str) -> bool {
+    allowlist.iter().any(|h| h.eq_ignore_ascii_case(host))
+}
+
+fn decision(d: Decision) -> &'static str {
+    match d {
+        Decision::Allowed => "allowed",
+        Decision::Denied => "denied",
+    }
+}
+
+/// Every figure of a run's report, each egress decision and the budget
+/// stop, recomputed. `subject` names the run's file.
+pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun) -> Vec<Receipt> {
+    let f = figures(suite, run);
+    let r = &run.report;
+    let mut receipts = vec![Receipt::new(
+        subject,
+        "suite",
+        &run.suite,
+        &suite.id,
+        run.suite == suite.id,
+    )];
+
+    receipts.push(match &f.cost {
+        Ok(cost) if cost.is_exact() => Receipt::new(
+            subject,
+            "report.total_cost_usd",
+            format!("{}", r.total_cost_usd),
+            format!("{:.6}", cost.low),
+            agrees(r.total_cost_usd, cost.low),
+        ),
+        Ok(cost) => Receipt::new(
+            subject,
+            "report.total_cost_usd",
+            format!("{}", r.total_cost_usd),
+            format!(
+                "between {:.6} and {:.6} (usage lost: {})",
+                cost.low,
+                cost.high,
+                f.usage_lost.join(", ")
+            ),
+            (agrees(r.total_cost_usd, cost.low) || r.total_cost_usd >= cost.low)
+                && (agrees(r.total_cost_usd, cost.high) || r.total_cost_usd <= cost.high),
+        ),
+        Err(e) => Receipt::unchecked(
+            subject,
+            "report.total_cost_usd",
+            format!("{}", r.total_cost_usd),
+            e.clone(),
+        ),
+    });
+
+    for (claim, published, recomputed) in [
+        ("report.latency_p50_ms", r.latency_p50_ms, f.latency_p50_ms),
+        ("report.latency_p95_ms", r.latency_p95_ms, f.latency_p95_ms),
+    ] {
+        receipts.push(match recomputed {
+            Some(v) => Receipt::new(
+                subject,
+                claim,
+                published.to_string(),
+                v.to_string(),
+                published == v,
+            ),
+            None => Receipt::unchecked(
+                subject,
+                claim,
+                published.to_string(),
+                "the run made no provider call",
+            ),
+        });
+    }
+    for (claim, published, recomputed) in [
+        ("report.tool_failures", r.tool_failures, f.tool_failures),
+        ("report.egress_blocked", r.egress_blocked, f.egress_blocked),
+        ("report.snapshots", r.snapshots, f.snapshots),
+    ] {
+        receipts.push(Receipt::new(
+            subject,
+            claim,
+            published.to_string(),
+            recomputed.to_string(),
+            published == recomputed,
+        ));
+    }
+    receipts.push(if f.usage_lost.is_empty() {
+        Receipt::new(
+            subject,
+            "report.tokens_used",
+            r.tokens_used.to_string(),
+            f.tokens_known.to_string(),
+            r.tokens_used == f.tokens_known,
+        )
+    } else {
+        Receipt::unchecked(
+            subject,
+            "report.tokens_used",
+            r.tokens_used.to_string(),
+            format!(
+                "at least {}; the usage of {} was lost",
+                f.tokens_known,
+                f.usage_lost.join(", ")
+            ),
+        )
+    });
+
+    for (i, event) in run.events.iter().enumerate() {
+        if let HarnessEvent::Egress(g) = event {
+            let expected = if allowed(&suite.egress_allowlist, &g.host) {
+                Decision::Allowed
+            } else {
+                Decision::Denied
+            };
+            receipts.push(Receipt::new(
+                subject,
+                format!("events[{i}].decision"),
+                decision(g.decision),
+                format!("{} ({})", decision(expected), g.host),
+                g.decision == expected,
+            ));
+        }
+    }
+
+    let cap = suite.token_cap;
+    // Lost usage could have reached the cap: then whether it was cannot be judged.
+    let undecidable = !f.usage_lost.is_empty() && f.cap_reached.is_none();
+    let mut aborted = Receipt::new(
+        subject,
+        "report.aborted_on_budget",
+        r.aborted_on_budget.to_string(),
+        f.cap_reached.is_some().to_string(),
+        r.aborted_on_budget == f.cap_reached.is_some(),
+    );
+    if undecidable {
+        aborted.status = Status::CouldNotCheck;
+    }
+    receipts.push(aborted);
+    // Abort first: once a call brings the tokens to the cap, the harness
+    // stops the run before its next provider call, and says so.
+    let (recorded, recomputed, pass) = match (f.cap_reached, f.budget_abort_at) {
+        (Some(at), Some(abort)) if abort > at.at_event && f.calls_after_cap.is_empty() => (
+            format!("stopped at events[{abort}]"),
+            format!(
+                "the cap ({cap}) was reached at events[{}] ({} tokens); no call after it",
+                at.at_event, at.tokens
+            ),
+            true,
+        ),
+        (Some(at), abort) => (
+            abort.map_or_else(
+                || "no budget stop".to_string(),
+                |a| format!("stopped at events[{a}]"),
+            ),
+            format!(
+                "the cap ({cap}) was reached at events[{}] ({} tokens){}",
+                at.at_event,
+                at.tokens,
+                if f.calls_after_cap.is_empty() {
+                    String::new()
+                } else {
+                    format!("; calls after it: {}", f.calls_after_cap.join(", "))
+                }
+            ),
+            false,
+        ),
+        (None, Some(abort)) => (
+            format!("stopped at events[{abort}]"),
+            format!(
+                "the cap ({cap}) was never reached: {} tokens",
+                f.tokens_known
+            ),
+            false,
+        ),
+        (None, None) => (
+            "no budget stop".to_string(),
+            format!(
+                "the cap ({cap}) was never reached: {} tokens",
+                f.tokens_known
+            ),
+            true,
+        ),
+    };
+    let mut stop = Receipt::new(subject, "budget stop", recorded, recomputed, pass);
+    if undecidable {
+        stop.status = Status::CouldNotCheck;
+    }
+    receipts.push(stop);
+    receipts
+}
+
+#[cfg(test)]
+mod tests;
