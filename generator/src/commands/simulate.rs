@@ -16,7 +16,7 @@ pub struct Args {
     /// Instead of the sample, write one experiment of N runs (for scale tests).
     #[arg(long, value_name = "N")]
     pub scale: Option<usize>,
-    /// Replace an existing experiments/ directory (it is deleted first).
+    /// Replace existing experiments/ and harness/ directories (they are deleted first).
     #[arg(long)]
     pub force: bool,
     /// Print nothing.
@@ -29,18 +29,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(n) => simulate::scale(n),
         None => simulate::sample(),
     };
-    let experiments = args.out.join("experiments");
-    if experiments.exists() {
+    for dir in ["experiments", "harness"] {
+        let dir = args.out.join(dir);
+        if !dir.exists() {
+            continue;
+        }
         if !args.force {
             return Err(anyhow::anyhow!(
                 "{} exists; pass --force to replace it with the simulated sample",
-                experiments.display()
+                dir.display()
             )
             .into());
         }
-        // Stale runs of an earlier simulation must not linger beside the new ones.
-        std::fs::remove_dir_all(&experiments)
-            .with_context(|| format!("removing {}", experiments.display()))?;
+        // Stale records of an earlier simulation must not linger beside the new ones.
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     simulate::write_files(&args.out, &files)?;
     if !args.quiet {

@@ -4,6 +4,7 @@
 
 mod agent;
 mod fixtures;
+mod harness;
 mod plan;
 mod publish;
 mod rng;
@@ -34,6 +35,7 @@ pub fn sample() -> Files {
         all_runs.extend(runs);
     }
     write_showcase(&mut out, &all_runs);
+    harness::write(&mut out);
     out
 }
 
@@ -251,7 +253,7 @@ mod tests {
     fn turns_per_run(files: &Files) -> f64 {
         let runs: Vec<Run> = files
             .iter()
-            .filter(|(path, _)| path.contains("/runs/"))
+            .filter(|(path, _)| path.starts_with("experiments/") && path.contains("/runs/"))
             .map(|(_, bytes)| serde_json::from_slice(bytes).expect("a run record"))
             .collect();
         let turns: usize = runs

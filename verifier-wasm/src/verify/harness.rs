@@ -235,66 +235,56 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
     }
 
     let cap = suite.token_cap;
-    // Lost usage could have reached the cap: then whether it was cannot be judged.
-    let undecidable = !f.usage_lost.is_empty() && f.cap_reached.is_none();
-    let mut aborted = Receipt::new(
+    receipts.push(Receipt::new(
         subject,
         "report.aborted_on_budget",
         r.aborted_on_budget.to_string(),
-        f.cap_reached.is_some().to_string(),
-        r.aborted_on_budget == f.cap_reached.is_some(),
-    );
-    if undecidable {
-        aborted.status = Status::CouldNotCheck;
-    }
-    receipts.push(aborted);
-    // Abort first: once a call brings the tokens to the cap, the harness
-    // stops the run before its next provider call, and says so.
-    let (recorded, recomputed, pass) = match (f.cap_reached, f.budget_abort_at) {
-        (Some(at), Some(abort)) if abort > at.at_event && f.calls_after_cap.is_empty() => (
-            format!("stopped at events[{abort}]"),
-            format!(
-                "the cap ({cap}) was reached at events[{}] ({} tokens); no call after it",
-                at.at_event, at.tokens
-            ),
-            true,
-        ),
-        (Some(at), abort) => (
-            abort.map_or_else(
-                || "no budget stop".to_string(),
-                |a| format!("stopped at events[{a}]"),
-            ),
-            format!(
-                "the cap ({cap}) was reached at events[{}] ({} tokens){}",
-                at.at_event,
-                at.tokens,
-                if f.calls_after_cap.is_empty() {
-                    String::new()
-                } else {
-                    format!("; calls after it: {}", f.calls_after_cap.join(", "))
-                }
-            ),
-            false,
-        ),
-        (None, Some(abort)) => (
-            format!("stopped at events[{abort}]"),
-            format!(
-                "the cap ({cap}) was never reached: {} tokens",
-                f.tokens_known
-            ),
-            false,
-        ),
-        (None, None) => (
-            "no budget stop".to_string(),
-            format!(
-                "the cap ({cap}) was never reached: {} tokens",
-                f.tokens_known
-            ),
-            true,
-        ),
+        f.budget_abort_at.is_some().to_string(),
+        r.aborted_on_budget == f.budget_abort_at.is_some(),
+    ));
+    // Abort first: once a call brings the tokens to the cap, the run makes
+    // no further provider call (the harness stops it before the next one),
+    // and a stop on budget comes only after the cap was reached.
+    let stopped = |abort: Option<usize>| {
+        abort.map_or_else(
+            || "no budget stop".to_string(),
+            |a| format!("stopped at events[{a}]"),
+        )
     };
-    let mut stop = Receipt::new(subject, "budget stop", recorded, recomputed, pass);
-    if undecidable {
+    let never = || {
+        format!(
+            "the cap ({cap}) was never reached: {} tokens",
+            f.tokens_known
+        )
+    };
+    let (recomputed, pass) = match (f.cap_reached, f.budget_abort_at) {
+        (Some(at), abort) => {
+            let after = if f.calls_after_cap.is_empty() {
+                "no call after it".to_string()
+            } else {
+                format!("calls after it: {}", f.calls_after_cap.join(", "))
+            };
+            let in_order = abort.is_none_or(|a| a > at.at_event);
+            (
+                format!(
+                    "the cap ({cap}) was reached at events[{}] ({} tokens); {after}",
+                    at.at_event, at.tokens
+                ),
+                f.calls_after_cap.is_empty() && in_order,
+            )
+        }
+        (None, Some(_)) => (never(), false),
+        (None, None) => (never(), true),
+    };
+    let mut stop = Receipt::new(
+        subject,
+        "budget stop",
+        stopped(f.budget_abort_at),
+        recomputed,
+        pass,
+    );
+    // Lost usage could have reached the cap: then the stop cannot be judged.
+    if !f.usage_lost.is_empty() && f.cap_reached.is_none() {
         stop.status = Status::CouldNotCheck;
     }
     receipts.push(stop);
