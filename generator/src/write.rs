@@ -63,6 +63,7 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
+        remove_abandoned(&parent);
         let previous = if out.exists() {
             ensure_replaceable(out)?;
             Previous::read(out)
@@ -241,6 +242,32 @@ impl PreviousSite {
     }
 }
 
+/// A replaced site is deleted on a background thread by `receipts serve`; a
+/// process stopped meanwhile leaves it behind. One untouched for this long
+/// is deleted by the next build beside it.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// Deletes replaced sites left behind in `parent` (best effort).
+fn remove_abandoned(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let abandoned = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".receipts-previous-")
+            && entry.file_type().is_ok_and(|t| t.is_dir())
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
+        if abandoned {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Refuses to replace a directory that is not a site receipts built, so a
 /// mistyped `--out` cannot delete unrelated files.
 fn ensure_replaceable(out: &Path) -> Result<()> {
@@ -258,4 +285,30 @@ fn ensure_replaceable(out: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replaced_site_left_behind_is_deleted_by_a_later_build() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let old = parent.path().join(".receipts-previous-old");
+        let recent = parent.path().join(".receipts-previous-recent");
+        for dir in [&old, &recent] {
+            fs::create_dir_all(dir.join("site")).expect("mkdir");
+            fs::write(dir.join("site/index.html"), "old").expect("write");
+        }
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::open(&old)
+            .and_then(|f| f.set_modified(an_hour_ago))
+            .expect("set mtime");
+        let _staging = Staging::new(&parent.path().join("site")).expect("staging");
+        assert!(!old.exists(), "abandoned for an hour: deleted");
+        assert!(
+            recent.exists(),
+            "maybe still being deleted by a running serve: kept"
+        );
+    }
 }
