@@ -14,7 +14,8 @@ use receipts_verifier::manifest::{
 };
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
-use crate::build::{BuildError, DATA_DIR};
+use crate::build::BuildError;
+use crate::data::DATA_DIR;
 use crate::error::{display_path, InputError};
 use crate::{gzip, load, validate, verification};
 

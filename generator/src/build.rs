@@ -7,9 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use receipts_verifier::digest::sha256_hex;
@@ -17,9 +16,9 @@ use receipts_verifier::manifest::{self, Builder, SitePredicate, STATEMENT, SUMS}
 use receipts_verifier::verify::{Status, Tally};
 
 use crate::cache::{self, RunCache};
+use crate::data;
 use crate::error::InputError;
-use crate::gzip;
-use crate::load::{self, Corpus, OBJECTS_DIR};
+use crate::load::{self, Corpus};
 use crate::render::{Pin, Renderer, Theme, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::validate;
@@ -29,9 +28,6 @@ use receipts_verifier::verify::Scope;
 
 /// Runs at or above this count get a progress bar.
 const PROGRESS_THRESHOLD: usize = 500;
-
-/// Where the records are published inside the site.
-pub const DATA_DIR: &str = "data";
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -115,7 +111,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("validate");
 
     let staging = Staging::new(&options.out)?;
-    let records_digest = publish_data(&corpus, &staging)?;
+    let records_digest = data::publish(&corpus, &staging)?;
     let theme = match &options.templates {
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
@@ -139,14 +135,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         if !staging.reuse(&page, None)? {
             return Ok(false);
         }
-        // A gzipped record's file digest is not the record's.
-        let (file, digest) = if options.compress_records {
-            (format!("{DATA_DIR}/{rel}{}", gzip::SUFFIX), None)
-        } else {
-            let digest = corpus.record_digests.get(rel).map(String::as_str);
-            (format!("{DATA_DIR}/{rel}"), digest)
-        };
-        if !staging.reuse(&file, digest)? {
+        if !data::reuse_record(&corpus, &staging, rel, options.compress_records)? {
             staging.forget(&page)?;
             return Ok(false);
         }
@@ -165,13 +154,13 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         reuse.as_ref(),
         |pass| {
             let rel = pass.loaded.run_path(&pass.run.id);
-            if options.compress_records {
-                let file = format!("{DATA_DIR}/{rel}{}", gzip::SUFFIX);
-                staging.write(&file, &gzip::compress(pass.bytes))?;
-            } else {
-                let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
-                staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), pass.bytes, digest)?;
-            }
+            data::write_record(
+                &corpus,
+                &staging,
+                &rel,
+                pass.bytes,
+                options.compress_records,
+            )?;
             run_page(
                 &corpus,
                 &renderer,
@@ -189,7 +178,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("runs");
     let pages = render_pages(&corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
-    check_published_data(&corpus, &staging)?;
+    data::check_published(&corpus, &staging)?;
     for (rel, bytes) in &theme.assets {
         staging.write(rel, bytes)?;
     }
@@ -442,77 +431,6 @@ fn run_page(
         minijinja::context! { run => view },
     )?;
     staging.write(&path, html.as_bytes())
-}
-
-/// Publishes the records under `data/`, mirroring `experiments/` byte for
-/// byte, with their manifest `data/SHA256SUMS`; returns the records digest.
-/// The run records are written as each run is verified, and the manifest is
-/// made from the digests loading took, so the pages can carry the records
-/// digest before the runs are read again; [`check_published_data`] then
-/// holds the published files to it.
-fn publish_data(corpus: &Corpus, staging: &Staging) -> Result<String> {
-    let src = &corpus.records_dir;
-    let mut files: Vec<String> = Vec::new();
-    files.extend(
-        corpus
-            .tasks
-            .keys()
-            .map(|id| format!("{}/{id}.json", load::TASKS_DIR)),
-    );
-    for e in &corpus.experiments {
-        let dir = &e.dir;
-        files.extend(
-            site::experiment_records(e)
-                .into_iter()
-                .map(|name| format!("{dir}/{name}")),
-        );
-    }
-    files.par_iter().try_for_each(|rel| -> Result<()> {
-        let bytes =
-            std::fs::read(src.join(rel)).with_context(|| format!("reading experiments/{rel}"))?;
-        let digest = sha256_hex(&bytes);
-        if corpus.record_digests.get(rel) != Some(&digest) {
-            bail!("experiments/{rel} changed while the site was being built; build again");
-        }
-        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), &bytes, digest)
-    })?;
-    corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
-        staging.write_with_digest(
-            &format!("{DATA_DIR}/{OBJECTS_DIR}/{digest}"),
-            bytes,
-            digest.clone(),
-        )
-    })?;
-    let sums = manifest::format_sums(&corpus.record_digests);
-    staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
-    Ok(sha256_hex(sums.as_bytes()))
-}
-
-/// The files published under `data/` are exactly those `data/SHA256SUMS`
-/// lists, with those digests. A gzipped record counts as its record, whose
-/// digest its pass checked before compressing it.
-fn check_published_data(corpus: &Corpus, staging: &Staging) -> Result<()> {
-    let data_prefix = format!("{DATA_DIR}/");
-    let sums_path = format!("{DATA_DIR}/{SUMS}");
-    let published: std::collections::BTreeMap<String, String> = staging
-        .digests()
-        .into_iter()
-        .filter(|(path, _)| *path != sums_path)
-        .filter_map(|(path, d)| {
-            let rel = path.strip_prefix(&data_prefix)?;
-            Some(match rel.strip_suffix(gzip::SUFFIX) {
-                Some(record) => {
-                    let digest = corpus.record_digests.get(record).cloned();
-                    (record.to_string(), digest.unwrap_or_default())
-                }
-                None => (rel.to_string(), d),
-            })
-        })
-        .collect();
-    if published != corpus.record_digests {
-        bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
-    }
-    Ok(())
 }
 
 /// A one-line account of the build, for the terminal.

@@ -7,6 +7,7 @@ pub mod build;
 pub mod cache;
 pub mod charts;
 pub mod commands;
+pub mod data;
 pub mod error;
 pub mod gzip;
 pub mod head;

@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let site_data = args.root.join(crate::build::DATA_DIR);
+    let site_data = args.root.join(crate::data::DATA_DIR);
     // A built site has its records, and their manifest, under data/.
     let is_site = site_data.join(receipts_verifier::manifest::SUMS).is_file();
     let corpus = if is_site {

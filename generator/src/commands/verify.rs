@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let target = args.target.display().to_string();
     if args.records_only {
         let files =
-            read_records(&args.target.join(crate::build::DATA_DIR)).map_err(BuildError::from)?;
+            read_records(&args.target.join(crate::data::DATA_DIR)).map_err(BuildError::from)?;
         let result =
             receipts_verifier::verify::verify_files(&files, &receipts_verifier::verify::Scope::All);
         if args.json {

@@ -1,0 +1,122 @@
+//! The records published under a site's `data/`: the input records byte
+//! for byte (run records gzipped with `--compress-records`), and their
+//! manifest `data/SHA256SUMS`, whose digest is the records digest.
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::{self, SUMS};
+
+use crate::gzip;
+use crate::load::{self, Corpus, OBJECTS_DIR};
+use crate::site;
+use crate::write::Staging;
+
+/// Where the records are published inside the site.
+pub const DATA_DIR: &str = "data";
+
+/// Where run record `rel` (its path under the records directory) is published.
+fn record_file(rel: &str, gzipped: bool) -> String {
+    let gz = if gzipped { gzip::SUFFIX } else { "" };
+    format!("{DATA_DIR}/{rel}{gz}")
+}
+
+/// Publishes run record `rel`, whose `bytes` its pass read and checked.
+pub fn write_record(
+    corpus: &Corpus,
+    staging: &Staging,
+    rel: &str,
+    bytes: &[u8],
+    gzipped: bool,
+) -> Result<()> {
+    let file = record_file(rel, gzipped);
+    if gzipped {
+        return staging.write(&file, &gzip::compress(bytes));
+    }
+    let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+    staging.write_with_digest(&file, bytes, digest)
+}
+
+/// Takes run record `rel` from the previous site (see [`Staging::reuse`]);
+/// returns whether it did.
+pub fn reuse_record(corpus: &Corpus, staging: &Staging, rel: &str, gzipped: bool) -> Result<bool> {
+    // A gzipped record's file digest is not the record's.
+    let digest = if gzipped {
+        None
+    } else {
+        corpus.record_digests.get(rel).map(String::as_str)
+    };
+    staging.reuse(&record_file(rel, gzipped), digest)
+}
+
+/// Publishes the records under `data/`, mirroring `experiments/` byte for
+/// byte, with their manifest `data/SHA256SUMS`; returns the records digest.
+/// The run records are written as each run is verified, and the manifest is
+/// made from the digests loading took, so the pages can carry the records
+/// digest before the runs are read again; [`check_published`] then
+/// holds the published files to it.
+pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
+    let src = &corpus.records_dir;
+    let mut files: Vec<String> = Vec::new();
+    files.extend(
+        corpus
+            .tasks
+            .keys()
+            .map(|id| format!("{}/{id}.json", load::TASKS_DIR)),
+    );
+    for e in &corpus.experiments {
+        let dir = &e.dir;
+        files.extend(
+            site::experiment_records(e)
+                .into_iter()
+                .map(|name| format!("{dir}/{name}")),
+        );
+    }
+    files.par_iter().try_for_each(|rel| -> Result<()> {
+        let bytes =
+            std::fs::read(src.join(rel)).with_context(|| format!("reading experiments/{rel}"))?;
+        let digest = sha256_hex(&bytes);
+        if corpus.record_digests.get(rel) != Some(&digest) {
+            bail!("experiments/{rel} changed while the site was being built; build again");
+        }
+        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), &bytes, digest)
+    })?;
+    corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
+        staging.write_with_digest(
+            &format!("{DATA_DIR}/{OBJECTS_DIR}/{digest}"),
+            bytes,
+            digest.clone(),
+        )
+    })?;
+    let sums = manifest::format_sums(&corpus.record_digests);
+    staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
+    Ok(sha256_hex(sums.as_bytes()))
+}
+
+/// The files published under `data/` are exactly those `data/SHA256SUMS`
+/// lists, with those digests. A gzipped record counts as its record, whose
+/// digest its pass checked before compressing it.
+pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
+    let data_prefix = format!("{DATA_DIR}/");
+    let sums_path = format!("{DATA_DIR}/{SUMS}");
+    let published: std::collections::BTreeMap<String, String> = staging
+        .digests()
+        .into_iter()
+        .filter(|(path, _)| *path != sums_path)
+        .filter_map(|(path, d)| {
+            let rel = path.strip_prefix(&data_prefix)?;
+            Some(match rel.strip_suffix(gzip::SUFFIX) {
+                Some(record) => {
+                    let digest = corpus.record_digests.get(record).cloned();
+                    (record.to_string(), digest.unwrap_or_default())
+                }
+                None => (rel.to_string(), d),
+            })
+        })
+        .collect();
+    if published != corpus.record_digests {
+        bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
+    }
+    Ok(())
+}
