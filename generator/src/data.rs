@@ -17,7 +17,7 @@ use crate::write::Staging;
 pub const DATA_DIR: &str = "data";
 
 /// Where run record `rel` (its path under the records directory) is published.
-fn record_file(rel: &str, gzipped: bool) -> String {
+pub fn record_file(rel: &str, gzipped: bool) -> String {
     let gz = if gzipped { gzip::SUFFIX } else { "" };
     format!("{DATA_DIR}/{rel}{gz}")
 }

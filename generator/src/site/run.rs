@@ -121,8 +121,7 @@ pub fn neighbours(loaded: &LoadedExperiment) -> Neighbours<'_> {
 /// Where a run's record is published: `data/<dir>/runs/<run>.json`, with
 /// `.gz` when the build compresses records.
 pub fn record_href(loaded: &LoadedExperiment, id: &str, gzipped: bool) -> String {
-    let gz = if gzipped { crate::gzip::SUFFIX } else { "" };
-    format!("data/{}{gz}", loaded.run_path(id))
+    crate::data::record_file(&loaded.run_path(id), gzipped)
 }
 
 /// The published files a run's receipts are recomputed from: its record, its
