@@ -384,3 +384,81 @@ fn a_gzipped_run_that_is_not_gzip_is_named() {
     assert!(message.contains(&format!("{RUN}.gz")), "{message}");
     assert!(message.contains("not a valid gzip file"), "{message}");
 }
+
+const SUITE: &str = "experiments/harness/H01/harness.json";
+const HARNESS_RUN: &str = "experiments/harness/H01/runs/H01-sim-agent-careful-s1.json";
+
+#[test]
+fn a_harness_run_under_another_suite_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, HARNESS_RUN, |t| {
+            t.replacen("\"suite\": \"H01\"", "\"suite\": \"H02\"", 1)
+        });
+    });
+    assert!(message.contains(HARNESS_RUN), "{message}");
+    assert!(message.contains("suite"), "{message}");
+    assert!(message.contains("`H02`"), "{message}");
+}
+
+#[test]
+fn a_harness_run_whose_id_differs_from_its_file_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, HARNESS_RUN, |t| {
+            t.replacen(
+                "\"id\": \"H01-sim-agent-careful-s1\"",
+                "\"id\": \"other\"",
+                1,
+            )
+        });
+    });
+    assert!(message.contains(HARNESS_RUN), "{message}");
+    assert!(message.contains("the id `other` differs"), "{message}");
+}
+
+#[test]
+fn a_harness_suite_whose_id_differs_from_its_directory_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, SUITE, |t| {
+            t.replacen("\"id\": \"H01\"", "\"id\": \"H9\"", 1)
+        });
+    });
+    assert!(message.contains(SUITE), "{message}");
+    assert!(message.contains("the suite id `H9` differs"), "{message}");
+}
+
+#[test]
+fn a_harness_call_to_a_model_without_a_price_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, HARNESS_RUN, |t| {
+            t.replacen(
+                "\"model_requested\": \"simulated/sim-medium-120b\"",
+                "\"model_requested\": \"unpriced\"",
+                1,
+            )
+        });
+    });
+    assert!(message.contains(HARNESS_RUN), "{message}");
+    assert!(message.contains("events[0].model_requested"), "{message}");
+    assert!(message.contains("no price for `unpriced`"), "{message}");
+}
+
+#[test]
+fn an_unknown_harness_event_is_named_by_its_path() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, HARNESS_RUN, |t| {
+            t.replacen("\"event\": \"tool_call\"", "\"event\": \"teleport\"", 1)
+        });
+    });
+    assert!(message.contains(HARNESS_RUN), "{message}");
+    assert!(message.contains("events[1]"), "{message}");
+    assert!(message.contains("teleport"), "{message}");
+}
+
+#[test]
+fn a_harness_directory_without_a_suite_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        fs::create_dir_all(root.join("experiments/harness/H02/runs")).expect("mkdir");
+    });
+    assert!(message.contains("experiments/harness/H02"), "{message}");
+    assert!(message.contains("no harness.json"), "{message}");
+}

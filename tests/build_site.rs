@@ -146,7 +146,7 @@ fn the_shipped_sample_is_what_the_simulator_writes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let result = receipts(dir.path(), &["simulate", "--quiet", "--out", "."]);
     assert!(result.status.success(), "{}", stderr(&result));
-    for sub in ["experiments", "showcase", "harness"] {
+    for sub in ["experiments", "showcase"] {
         assert_eq!(
             tree(&dir.path().join(sub)),
             tree(&repo().join(sub)),

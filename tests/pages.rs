@@ -79,3 +79,70 @@ fn figures_follow_the_runs() {
         "and the published figure beside it"
     );
 }
+
+/// Prompt and completion tokens over a harness run's calls, computed here from the record.
+fn harness_tokens(run: &serde_json::Value) -> u64 {
+    run["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"] == "provider_call")
+        .map(|e| {
+            e["usage"]["prompt_tokens"].as_u64().expect("prompt")
+                + e["usage"]["completion_tokens"]
+                    .as_u64()
+                    .expect("completion")
+        })
+        .sum()
+}
+
+#[test]
+fn harness_report_pages_show_each_figure_beside_its_recomputation() {
+    let dir = sample_copy();
+    let root = dir.path();
+    let rel = "experiments/harness/H01/runs/H01-sim-agent-careful-s2.json";
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&fs::read(root.join(rel)).expect("run")).expect("json");
+    let tokens = harness_tokens(&run);
+    let out = receipts(root, &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = || {
+        fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-careful-s2.html"))
+            .expect("report page")
+    };
+    let html = page();
+    assert!(
+        html.contains(&format!("<span class=\"published\">{tokens}</span> <span class=\"recomputed pass\" title=\"recomputed from the raw records\">✓ {tokens}</span>")),
+        "the page shows the tokens used, {tokens}, recomputed"
+    );
+    // A host name holding markup is shown as text.
+    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;.invalid"));
+    assert!(!html.contains("<img src=x"));
+    let suite = fs::read_to_string(root.join("site/harness/H01.html")).expect("suite page");
+    assert!(suite.contains("href=\"../harness/H01/H01-sim-agent-careful-s2.html\""));
+    let index = fs::read_to_string(root.join("site/index.html")).expect("landing");
+    assert!(index.contains("href=\"harness/H01.html\""));
+
+    // One call used 1000 more completion tokens than the published report counts.
+    let call = run["events"]
+        .as_array_mut()
+        .expect("events")
+        .iter_mut()
+        .find(|e| e["event"] == "provider_call")
+        .expect("a call");
+    let completion = call["usage"]["completion_tokens"].as_u64().expect("tokens");
+    call["usage"]["completion_tokens"] = serde_json::json!(completion + 1000);
+    fs::write(
+        root.join(rel),
+        serde_json::to_vec_pretty(&run).expect("json"),
+    )
+    .expect("write");
+    let out = receipts(root, &["build", "--quiet", "--strict"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = page();
+    assert!(
+        html.contains(&format!("<span class=\"published\">{tokens}</span> <span class=\"recomputed fail\" title=\"recomputed from the raw records\">✗ {}</span>", tokens + 1000)),
+        "the page shows the published {tokens} failing against {}",
+        tokens + 1000
+    );
+}

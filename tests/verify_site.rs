@@ -86,6 +86,10 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         "data/E01/results.csv",
         "data/E02/LOG.md",
         "data/tasks/invoice-cleanup.json",
+        "data/harness/H01/harness.json",
+        "data/harness/H01/runs/H01-sim-agent-fast-s2.json",
+        "harness/H01.html",
+        "harness/H01/H01-sim-agent-fast-s2.html",
         "experiments/E01.html",
         "runs/E02-invoice-cleanup-fast-s3-ladder.html",
         "index.html",
@@ -382,5 +386,33 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
         stdout(&out).contains("not a valid gzip file"),
         "{}",
         stdout(&out)
+    );
+}
+
+#[test]
+fn an_edited_harness_report_figure_fails_showing_both_values() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let rel = "data/harness/H01/runs/H01-sim-agent-thorough-s1.json";
+    let path = site.join(rel);
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("run")).expect("json");
+    let p95 = run["report"]["latency_p95_ms"].as_u64().expect("a number");
+    run["report"]["latency_p95_ms"] = serde_json::json!(p95 - 1);
+    fs::write(&path, serde_json::to_string_pretty(&run).expect("json")).expect("write");
+    let out = verify(&site);
+    let text = stdout(&out);
+    assert_exit(&out, 1, "verify");
+    let line = format!(
+        "FAIL {rel}: report.latency_p95_ms: recorded {}; recomputed {p95}",
+        p95 - 1
+    );
+    assert!(text.contains(&line), "expected `{line}` in:\n{text}");
+    // Besides, only the record's digests and the statement that names them fail.
+    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(
+        fails.iter().all(|l| l.starts_with(&format!("FAIL {rel}: "))
+            || l.starts_with("FAIL statement.intoto.json: ")),
+        "{fails:#?}"
     );
 }

@@ -19,10 +19,11 @@ use crate::cache::{self, RunCache};
 use crate::data;
 use crate::error::InputError;
 use crate::load::{self, Corpus};
+use crate::pages;
 use crate::render::{Pin, Renderer, Theme, VerifyScope};
-use crate::site::{self, doc_href, experiment_href, run_href};
+use crate::site::{self, run_href};
 use crate::validate;
-use crate::verification::{self, Verified};
+use crate::verification;
 use crate::write::Staging;
 use receipts_verifier::verify::Scope;
 
@@ -176,7 +177,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     progress.finish_and_clear();
     let fresh = reuse.map(|r| r.fresh.into_inner().unwrap_or_else(|e| e.into_inner()));
     timer.lap("runs");
-    let pages = render_pages(&corpus, &verified, &renderer, &staging)? + run_count;
+    let pages = pages::render(&corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
     data::check_published(&corpus, &staging)?;
     for (rel, bytes) in &theme.assets {
@@ -234,144 +235,6 @@ fn json_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value).context("serializing")?;
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-#[derive(Serialize)]
-struct ShowcasePick {
-    run: String,
-    note: String,
-    href: String,
-}
-
-/// Renders and writes every page but the run pages; returns how many.
-fn render_pages(
-    corpus: &Corpus,
-    verified: &Verified,
-    renderer: &Renderer,
-    staging: &Staging,
-) -> Result<usize> {
-    let any_simulated = corpus
-        .experiments
-        .iter()
-        .any(|e| e.experiment.provenance.is_simulated());
-    let all = VerifyScope::of(&Scope::All, &[]);
-    let none = VerifyScope::of(&Scope::None, &[]);
-    let mut pages = 0;
-    let mut page = |template: &str,
-                    path: &str,
-                    simulated: bool,
-                    verify: &VerifyScope,
-                    ctx: minijinja::Value|
-     -> Result<()> {
-        let html = renderer.page(template, path, simulated, verify, ctx)?;
-        staging.write(path, html.as_bytes())?;
-        pages += 1;
-        Ok(())
-    };
-    let experiments: Vec<site::ExperimentView> = corpus
-        .experiments
-        .iter()
-        .zip(&verified.experiments)
-        .map(|(loaded, v)| site::experiment_view(loaded, v))
-        .collect();
-    page(
-        "index.html",
-        "index.html",
-        any_simulated,
-        &all,
-        minijinja::context! { experiments => &experiments },
-    )?;
-    page(
-        "verify.html",
-        "verify.html",
-        any_simulated,
-        &all,
-        minijinja::context! {},
-    )?;
-    page(
-        "compare.html",
-        "compare.html",
-        any_simulated,
-        &none,
-        minijinja::context! {},
-    )?;
-    for (view, loaded) in experiments.iter().zip(&corpus.experiments) {
-        let scope = VerifyScope::of(
-            &Scope::Experiment {
-                experiment: loaded.dir.clone(),
-            },
-            &[],
-        );
-        page(
-            "experiment.html",
-            &experiment_href(&view.id),
-            view.simulated,
-            &scope,
-            minijinja::context! { e => view },
-        )?;
-    }
-    let rows: Vec<site::RunRow> = corpus
-        .experiments
-        .iter()
-        .zip(&verified.experiments)
-        .flat_map(|(e, v)| {
-            e.runs
-                .iter()
-                .zip(&v.runs)
-                .map(move |(r, rv)| site::run_row(e, r, rv))
-        })
-        .collect();
-    // The index in parts for the browser's filters, then in pages for reading.
-    let parts: Vec<&[site::RunRow]> = rows.chunks(site::PART_ROWS).collect();
-    for (i, part) in parts.iter().enumerate() {
-        let compact: Vec<site::Compact> = part.iter().map(site::compact).collect();
-        let json = serde_json::json!({ "columns": site::COLUMNS, "rows": compact });
-        staging.write(
-            &format!("runs/rows-{}.json", i + 1),
-            serde_json::to_string(&json)?.as_bytes(),
-        )?;
-    }
-    for index in site::pages(&rows, parts.len()) {
-        let path = site::page_href(index.number);
-        page(
-            "runs.html",
-            &path,
-            any_simulated,
-            &all,
-            minijinja::context! { index => index },
-        )?;
-    }
-    if let Some(showcase) = &corpus.showcase {
-        let picks: Vec<ShowcasePick> = showcase
-            .showcase
-            .runs
-            .iter()
-            .map(|r| ShowcasePick {
-                run: r.run.clone(),
-                note: r.note.clone(),
-                href: run_href(&r.run),
-            })
-            .collect();
-        let ctx = minijinja::context! {
-            title => &showcase.showcase.title,
-            narrative_html => crate::markdown::render_below(&showcase.narrative, 1),
-            picks => picks,
-        };
-        page("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
-    }
-    if !corpus.docs.is_empty() {
-        let ctx = minijinja::context! { docs => site::doc_links(corpus) };
-        page("docs.html", "documents.html", false, &none, ctx)?;
-    }
-    for doc in &corpus.docs {
-        let ctx = minijinja::context! {
-            title => site::doc_title(&doc.markdown, &doc.path),
-            source => &doc.path,
-            html => crate::markdown::render(&doc.markdown),
-        };
-        page("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
-    }
-    Ok(pages)
 }
 
 fn progress_bar(runs: usize, quiet: bool) -> ProgressBar {

@@ -51,7 +51,7 @@ pub fn reuse_record(corpus: &Corpus, staging: &Staging, rel: &str, gzipped: bool
 }
 
 /// Publishes the records under `data/`, mirroring `experiments/` byte for
-/// byte, with their manifest `data/SHA256SUMS`; returns the records digest.
+/// byte (harness suites included), with their manifest `data/SHA256SUMS`; returns the records digest.
 /// The run records are written as each run is verified, and the manifest is
 /// made from the digests loading took, so the pages can carry the records
 /// digest before the runs are read again; [`check_published`] then
@@ -72,6 +72,10 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
                 .into_iter()
                 .map(|name| format!("{dir}/{name}")),
         );
+    }
+    for s in &corpus.harness {
+        files.push(s.suite_path());
+        files.extend(s.runs.iter().map(|r| s.run_path(&r.id)));
     }
     files.par_iter().try_for_each(|rel| -> Result<()> {
         let bytes =

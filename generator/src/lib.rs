@@ -13,6 +13,7 @@ pub mod gzip;
 pub mod head;
 pub mod load;
 pub mod markdown;
+pub mod pages;
 pub mod parse;
 pub mod render;
 pub mod report;

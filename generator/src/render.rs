@@ -31,6 +31,14 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("runs.html", include_str!("../../site-templates/runs.html")),
     ("run.html", include_str!("../../site-templates/run.html")),
     (
+        "harness.html",
+        include_str!("../../site-templates/harness.html"),
+    ),
+    (
+        "harness-run.html",
+        include_str!("../../site-templates/harness-run.html"),
+    ),
+    (
         "showcase.html",
         include_str!("../../site-templates/showcase.html"),
     ),

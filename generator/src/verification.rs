@@ -1,5 +1,5 @@
 //! Runs the verification core over a loaded corpus: every run (in parallel),
-//! then each experiment's published numbers. The build publishes the result
+//! then each experiment's published numbers, then each harness suite's runs. The build publishes the result
 //! beside every recorded value; `receipts verify` re-runs it on a built site.
 
 use std::collections::{BTreeSet, HashMap};
@@ -9,7 +9,8 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    ExperimentCheck, ExperimentVerification, Receipt, RunVerification, Status, Tally,
+    verify_suite, ExperimentCheck, ExperimentVerification, Receipt, RunVerification, Status,
+    SuiteVerification, Tally,
 };
 
 use crate::build::BuildError;
@@ -20,15 +21,21 @@ use crate::validate;
 /// The verification of every experiment of a corpus, in corpus order.
 pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
+    /// Each harness suite's, in corpus order; every receipt is kept.
+    pub harness: Vec<SuiteVerification>,
     /// Every receipt counted, including the passing run receipts
     /// [`Keep::NotPassing`] let go.
     tally: Tally,
 }
 
 impl Verified {
-    /// The receipts kept: experiment-level first, then each run's.
+    /// The receipts kept: each experiment's (experiment-level first, then
+    /// each run's), then each harness suite's.
     pub fn receipts(&self) -> impl Iterator<Item = &Receipt> {
-        self.experiments.iter().flat_map(|e| e.all_receipts())
+        self.experiments
+            .iter()
+            .flat_map(|e| e.all_receipts())
+            .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
     }
 
     pub fn tally(&self) -> Tally {
@@ -159,7 +166,19 @@ where
         tally = sum(tally, Tally::of(&verified.receipts));
         experiments.push(verified);
     }
-    Ok(Verified { experiments, tally })
+    let harness: Vec<SuiteVerification> = corpus
+        .harness
+        .par_iter()
+        .map(|s| verify_suite(&s.dir, &s.suite, &s.runs))
+        .collect();
+    for suite in &harness {
+        tally = sum(tally, Tally::of(suite.all_receipts()));
+    }
+    Ok(Verified {
+        experiments,
+        harness,
+        tally,
+    })
 }
 
 fn sum(a: Tally, b: Tally) -> Tally {

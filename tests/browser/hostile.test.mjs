@@ -15,6 +15,7 @@ import { serve } from "./server.mjs";
 import { REPO, receipts } from "./setup.mjs";
 
 const P = payloads();
+const HARNESS_RUN = "H01-sim-agent-careful-s2";
 const pick = (i) => P[i % P.length];
 let browser, server, root;
 
@@ -71,6 +72,22 @@ before(async () => {
     s.corrections.forEach((c) => { c.reason = pick(k++); });
     s.secondary.forEach((x) => { x.label = pick(k++); x.description = pick(k++); });
   });
+  // A harness suite and run: the title, the agent, tool names, arguments and
+  // errors, host names and snapshot labels.
+  editJson(join(e, "harness/H01/harness.json"), (x) => { x.title = pick(k++); });
+  editJson(join(e, `harness/H01/runs/${HARNESS_RUN}.json`), (run) => {
+    run.agent = pick(k++);
+    for (const ev of run.events) {
+      if (ev.event === "tool_call") {
+        ev.tool = pick(k++);
+        ev.args = { payload: pick(k++) };
+        ev.ok = false;
+        ev.error = pick(k++);
+      }
+      if (ev.event === "egress") ev.host = pick(k++);
+      if (ev.event === "snapshot") ev.label = pick(k++);
+    }
+  });
   editJson(join(root, "showcase/showcase.json"), (s) => { s.title = pick(k++); s.runs.forEach((r) => { r.note = pick(k++); }); });
   writeFileSync(join(root, "showcase/NARRATIVE.md"), "# Narrative\n\n" + P.join("\n\n") + "\n");
   writeFileSync(join(root, "docs/HOSTILE.md"), "# Hostile document\n\n" + P.map((p) => `- ${p}`).join("\n") + "\n\n" + P.join("\n\n") + "\n");
@@ -95,6 +112,8 @@ const PAGES = [
   "showcase.html",
   "documents.html",
   "docs/HOSTILE.html",
+  "harness/H01.html",
+  `harness/H01/${HARNESS_RUN}.html`,
 ];
 
 for (const bypassCSP of [true, false]) {
@@ -106,7 +125,7 @@ for (const bypassCSP of [true, false]) {
       page.on("request", (r) => { if (r.url().includes("/pwned")) requests.push(r.url()); });
       page.on("dialog", (d) => { requests.push(`dialog: ${d.message()}`); d.dismiss(); });
       await page.goto(server.url + path, { waitUntil: "networkidle" });
-      if (path.startsWith("runs/E01-release")) {
+      if (path.startsWith("runs/E01-release") || path.startsWith("harness/H01/")) {
         // The verifier shows failing receipts, recorded details included.
         await page.click("#verify-run");
         await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status));
@@ -138,5 +157,9 @@ test("the payloads are still visible as text", async () => {
   const replay = await page.textContent("main");
   const shown = P.filter((p) => replay.includes(p.trim())).length;
   assert.ok(shown >= 20, `only ${shown} payloads appear as text on the replay page`);
+  await page.goto(server.url + `harness/H01/${HARNESS_RUN}.html`);
+  const report = await page.textContent("main");
+  const inReport = P.filter((p) => report.includes(p.trim())).length;
+  assert.ok(inReport >= 10, `only ${inReport} payloads appear as text on the harness report page`);
   await context.close();
 });

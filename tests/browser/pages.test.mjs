@@ -26,6 +26,8 @@ const PAGES = {
   documents: "documents.html",
   document: "docs/FORMAT.html",
   verify: "verify.html",
+  harness: "harness/H01.html",
+  "harness-run": "harness/H01/H01-sim-agent-careful-s2.html",
 };
 
 let browser, server, site;

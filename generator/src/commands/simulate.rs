@@ -16,7 +16,7 @@ pub struct Args {
     /// Instead of the sample, write one experiment of N runs (for scale tests).
     #[arg(long, value_name = "N")]
     pub scale: Option<usize>,
-    /// Replace existing experiments/ and harness/ directories (they are deleted first).
+    /// Replace an existing experiments/ directory (it is deleted first).
     #[arg(long)]
     pub force: bool,
     /// Print nothing.
@@ -29,11 +29,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(n) => simulate::scale(n),
         None => simulate::sample(),
     };
-    for dir in ["experiments", "harness"] {
-        let dir = args.out.join(dir);
-        if !dir.exists() {
-            continue;
-        }
+    let dir = args.out.join("experiments");
+    if dir.exists() {
         if !args.force {
             return Err(anyhow::anyhow!(
                 "{} exists; pass --force to replace it with the simulated sample",

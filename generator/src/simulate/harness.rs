@@ -59,10 +59,10 @@ pub fn suite() -> HarnessSuite {
     }
 }
 
-/// Writes the suite and its runs under `harness/`.
+/// Writes the suite and its runs under `experiments/harness/`.
 pub fn write(out: &mut Files) {
     let suite = suite();
-    let dir = format!("harness/{SUITE}");
+    let dir = format!("experiments/{}/{SUITE}", crate::load::HARNESS_DIR);
     let mut t = START_MS;
     for agent in AGENTS {
         for seed in 1..=SEEDS {

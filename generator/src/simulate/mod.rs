@@ -253,7 +253,11 @@ mod tests {
     fn turns_per_run(files: &Files) -> f64 {
         let runs: Vec<Run> = files
             .iter()
-            .filter(|(path, _)| path.starts_with("experiments/") && path.contains("/runs/"))
+            .filter(|(path, _)| {
+                path.starts_with("experiments/")
+                    && !path.starts_with("experiments/harness/")
+                    && path.contains("/runs/")
+            })
             .map(|(_, bytes)| serde_json::from_slice(bytes).expect("a run record"))
             .collect();
         let turns: usize = runs

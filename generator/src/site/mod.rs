@@ -6,12 +6,14 @@
 mod attempt;
 mod experiment;
 mod figures;
+mod harness;
 mod index;
 mod run;
 
 pub use attempt::*;
 pub use experiment::*;
 pub use figures::*;
+pub use harness::*;
 pub use index::*;
 pub use run::*;
 
@@ -40,6 +42,8 @@ pub fn doc_href(path: &str) -> String {
 pub struct SiteInfo {
     pub experiments: usize,
     pub runs: usize,
+    /// Runs of harness suites.
+    pub harness_runs: usize,
     pub has_showcase: bool,
     pub has_docs: bool,
     /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
@@ -115,6 +119,7 @@ pub fn site_info(corpus: &Corpus, records_digest: &str, records_gzipped: bool) -
     SiteInfo {
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
+        harness_runs: corpus.harness.iter().map(|s| s.runs.len()).sum(),
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
         records_digest: records_digest.to_string(),

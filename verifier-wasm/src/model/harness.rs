@@ -3,10 +3,24 @@
 //! cap and an egress allowlist, and publishes a report of figures for the
 //! run. The verifier recomputes every figure from the events.
 //!
-//! On disk: `harness/<suite>/harness.json` (the suite: its rules) and
-//! `harness/<suite>/runs/<run>.json` (one run each), beside `experiments/`.
+//! Under the records root (`experiments/`, or a site's `data/`):
+//! `harness/<suite>/harness.json` (the suite: its rules) and
+//! `harness/<suite>/runs/<run>.json` (one run each).
 
 use serde::{Deserialize, Serialize};
+
+/// The directory under the records root that holds harness suites.
+pub const HARNESS_DIR: &str = "harness";
+
+/// The path of suite `suite`'s file under the records root.
+pub fn harness_suite_path(suite: &str) -> String {
+    format!("{HARNESS_DIR}/{suite}/harness.json")
+}
+
+/// The path of run `run` of suite `suite` under the records root.
+pub fn harness_run_path(suite: &str, run: &str) -> String {
+    format!("{HARNESS_DIR}/{suite}/runs/{run}.json")
+}
 
 use super::{Decision, FormatVersion, PriceTable, Provenance, ProviderCall};
 

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Experiment, ResultRow, Run, Summary, Task};
+use crate::model::{
+    harness_run_path, harness_suite_path, Experiment, HarnessRun, HarnessSuite, ResultRow, Run,
+    Summary, Task, HARNESS_DIR,
+};
 
 use super::{ExperimentCheck, Receipt, Tally};
 
@@ -21,6 +24,10 @@ pub enum Scope {
     Experiment { experiment: String },
     /// One run of one experiment: its checks, digests and outcome.
     Run { experiment: String, run: String },
+    /// One harness suite, by directory: every run's report.
+    Harness { suite: String },
+    /// One run of one harness suite.
+    HarnessRun { suite: String, run: String },
     /// No records: a page whose only receipts are file digests.
     None,
 }
@@ -75,7 +82,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         .filter(|d| !d.contains('/'))
         .filter(|d| match scope {
             Scope::All => true,
-            Scope::None => false,
+            Scope::None | Scope::Harness { .. } | Scope::HarnessRun { .. } => false,
             Scope::Experiment { experiment } | Scope::Run { experiment, .. } => d == experiment,
         })
         .collect();
@@ -148,8 +155,59 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
             ),
         }
     }
+    harness(files, scope, &mut receipts);
     BundleResult {
         tally: Tally::of(&receipts),
         receipts,
+    }
+}
+
+/// The harness suites within `scope`: each suite's runs (one run's, for
+/// [`Scope::HarnessRun`]) verified against it.
+fn harness(files: &BTreeMap<String, Vec<u8>>, scope: &Scope, receipts: &mut Vec<Receipt>) {
+    let prefix = format!("{HARNESS_DIR}/");
+    let dirs: Vec<&str> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix(&prefix)?.strip_suffix("/harness.json"))
+        .filter(|d| !d.contains('/'))
+        .filter(|d| match scope {
+            Scope::All => true,
+            Scope::Harness { suite } | Scope::HarnessRun { suite, .. } => d == suite,
+            Scope::None | Scope::Experiment { .. } | Scope::Run { .. } => false,
+        })
+        .collect();
+    for dir in dirs {
+        let path = harness_suite_path(dir);
+        let Some(suite) = parse::<HarnessSuite>(&path, &files[&path], receipts) else {
+            continue;
+        };
+        let runs_prefix = format!("{prefix}{dir}/runs/");
+        let mut runs = Vec::new();
+        for (p, b) in files.iter().filter(|(p, _)| {
+            p.strip_prefix(&runs_prefix)
+                .and_then(|name| name.strip_suffix(".json"))
+                .is_some_and(|id| match scope {
+                    Scope::HarnessRun { run, .. } => id == run,
+                    _ => !id.contains('/'),
+                })
+        }) {
+            let Some(run) = parse::<HarnessRun>(p, b, receipts) else {
+                continue;
+            };
+            // Receipts name a run by its id: a file holding another run fails here.
+            if *p != harness_run_path(dir, &run.id) {
+                receipts.push(Receipt::new(
+                    p,
+                    "id",
+                    &run.id,
+                    "the file's name differs",
+                    false,
+                ));
+                continue;
+            }
+            runs.push(run);
+        }
+        let verified = super::verify_suite(dir, &suite, &runs);
+        receipts.extend(verified.all_receipts().cloned());
     }
 }

@@ -6,7 +6,8 @@
 
 use crate::cost::{call_cost, Cost};
 use crate::model::{
-    AbortReason, Decision, HarnessEvent, HarnessRun, HarnessSuite, PercentileMethod, ProviderCall,
+    harness_run_path, harness_suite_path, AbortReason, Decision, HarnessEvent, HarnessRun,
+    HarnessSuite, PercentileMethod, ProviderCall,
 };
 
 use super::published::agrees;
@@ -118,6 +119,48 @@ fn decision(d: Decision) -> &'static str {
     match d {
         Decision::Allowed => "allowed",
         Decision::Denied => "denied",
+    }
+}
+
+/// The receipts of one suite's runs, in the order given, each run's own.
+/// `dir` is the suite's directory; a suite whose id differs from it fails
+/// its `id` receipt, which comes first.
+pub fn verify_suite(dir: &str, suite: &HarnessSuite, runs: &[HarnessRun]) -> SuiteVerification {
+    let mut receipts = Vec::new();
+    if suite.id != dir {
+        receipts.push(Receipt::new(
+            &harness_suite_path(dir),
+            "id",
+            &suite.id,
+            format!("the directory's name, {dir}"),
+            false,
+        ));
+    }
+    SuiteVerification {
+        dir: dir.to_string(),
+        receipts,
+        runs: runs
+            .iter()
+            .map(|run| verify_harness_run(&harness_run_path(dir, &run.id), suite, run))
+            .collect(),
+    }
+}
+
+/// What verifying a suite found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteVerification {
+    /// The suite's directory.
+    pub dir: String,
+    /// Suite-level receipts (none when the suite is sound).
+    pub receipts: Vec<Receipt>,
+    /// Each run's receipts, in the order the runs were given.
+    pub runs: Vec<Vec<Receipt>>,
+}
+
+impl SuiteVerification {
+    /// Every receipt: the suite's, then each run's.
+    pub fn all_receipts(&self) -> impl Iterator<Item = &Receipt> {
+        self.receipts.iter().chain(self.runs.iter().flatten())
     }
 }
 

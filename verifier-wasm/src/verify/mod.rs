@@ -16,7 +16,10 @@ pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
     verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs, RERUNS_REPLACE,
 };
-pub use harness::{allowed, figures, percentile, verify_harness_run, CapReached, HarnessFigures};
+pub use harness::{
+    allowed, figures, percentile, verify_harness_run, verify_suite, CapReached, HarnessFigures,
+    SuiteVerification,
+};
 pub use published::{
     agrees, display, display_like, published_fields, values_agree, PublishedField,
 };

@@ -10,6 +10,7 @@
 //! experiments/<id>/summary.json        what was published (optional)
 //! experiments/<id>/results.csv         the published per-run table (optional)
 //! experiments/<id>/runs/<run>.json     one file per run
+//! experiments/harness/<suite>/…        harness suites and their runs (see [`harness`])
 //! showcase/showcase.json               a selection of runs (optional)
 //! docs/**/*.md                         documents rendered as pages (optional)
 //! ```
@@ -25,6 +26,10 @@ use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Ta
 
 use crate::gzip;
 use crate::head::RunHead;
+
+mod harness;
+pub use harness::LoadedSuite;
+pub use receipts_verifier::model::HARNESS_DIR;
 
 use crate::error::{display_path, InputError};
 use crate::parse;
@@ -49,6 +54,8 @@ pub struct Corpus {
     pub experiments: Vec<LoadedExperiment>,
     /// Object bytes by the digest their file is named with.
     pub objects: BTreeMap<String, Vec<u8>>,
+    /// Harness suites sorted by directory.
+    pub harness: Vec<LoadedSuite>,
     pub showcase: Option<LoadedShowcase>,
     /// Markdown documents sorted by path.
     pub docs: Vec<Document>,
@@ -242,17 +249,19 @@ impl Reader<'_> {
         let mut experiments = Vec::new();
         for sub in self.subdirs(dir)? {
             let name = file_name(&sub);
-            if name == TASKS_DIR || name == OBJECTS_DIR {
+            if name == TASKS_DIR || name == OBJECTS_DIR || name == HARNESS_DIR {
                 continue;
             }
             experiments.push(self.experiment(&sub)?);
         }
+        let harness = self.suites(&dir.join(HARNESS_DIR))?;
         Ok(Corpus {
             records_dir: dir.clone(),
             records_name: self.name(dir),
             tasks,
             experiments,
             objects,
+            harness,
             showcase: None,
             docs: Vec::new(),
             record_digests: BTreeMap::new(),

@@ -13,6 +13,8 @@ use receipts_verifier::digest::{is_sha256_hex, sha256_hex};
 use receipts_verifier::model::{Experiment, Run, Task};
 use receipts_verifier::time;
 
+mod harness;
+
 use crate::error::InputError;
 use crate::load::{relative_name, Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
 
@@ -68,6 +70,9 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
             }
         }
         published(loaded)?;
+    }
+    for loaded in &corpus.harness {
+        harness::suite(loaded)?;
     }
     if let Some(showcase) = &corpus.showcase {
         for (i, entry) in showcase.showcase.runs.iter().enumerate() {
