@@ -462,3 +462,111 @@ fn a_harness_directory_without_a_suite_is_refused() {
     assert!(message.contains("experiments/harness/H02"), "{message}");
     assert!(message.contains("no harness.json"), "{message}");
 }
+
+const REGRESSION_SUITE: &str = "experiments/regressions/R01/suite.json";
+const EDIT: &str = "experiments/regressions/R01/edits/R01-edit-02-release.json";
+
+#[test]
+fn a_skill_edit_under_another_suite_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen("\"suite\": \"R01\"", "\"suite\": \"R02\"", 1)
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(
+        message.contains("`R02` but the edit is stored under the suite R01"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_regression_suite_whose_id_differs_from_its_directory_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, REGRESSION_SUITE, |t| {
+            t.replacen("\"id\": \"R01\"", "\"id\": \"R9\"", 1)
+        });
+    });
+    assert!(message.contains(REGRESSION_SUITE), "{message}");
+    assert!(message.contains("the suite id `R9` differs"), "{message}");
+}
+
+#[test]
+fn a_judge_of_a_tier_the_suite_lacks_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen("\"tier\": \"small\"", "\"tier\": \"tiny\"", 1)
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(message.contains("replays[0].judges[0].tier"), "{message}");
+    assert!(
+        message.contains("`tiny` is not a judge of suite R01"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_confidence_outside_zero_to_one_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen("\"confidence\": 0.86", "\"confidence\": 86", 1)
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(
+        message.contains("replays[0].judges[1].confidence"),
+        "{message}"
+    );
+    assert!(message.contains("86 is not between 0 and 1"), "{message}");
+}
+
+#[test]
+fn an_outcome_decided_nowhere_in_the_cascade_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen(
+                "\"decided_by\": \"large\"",
+                "\"decided_by\": \"the boss\"",
+                1,
+            )
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(
+        message.contains("replays[0].outcome.decided_by"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_skill_digest_without_its_object_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen("\"before_sha256\": \"c", "\"before_sha256\": \"d", 1)
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(message.contains("skill.before_sha256"), "{message}");
+    assert!(message.contains("no object"), "{message}");
+}
+
+#[test]
+fn a_label_class_that_is_both_a_regression_and_a_control_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen("\"class\": \"R2\"", "\"class\": \"N0\"", 1)
+        });
+    });
+    assert!(message.contains("label.regression"), "{message}");
+    assert!(message.contains("class `N0`"), "{message}");
+}
+
+#[test]
+fn a_regressions_directory_without_a_suite_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        fs::create_dir_all(root.join("experiments/regressions/R02/edits")).expect("mkdir");
+    });
+    assert!(message.contains("experiments/regressions/R02"), "{message}");
+    assert!(message.contains("no suite.json"), "{message}");
+}

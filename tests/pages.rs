@@ -146,3 +146,50 @@ fn harness_report_pages_show_each_figure_beside_its_recomputation() {
         tokens + 1000
     );
 }
+
+#[test]
+fn verdict_pages_show_each_decision_beside_its_recomputation() {
+    let dir = sample_copy();
+    let root = dir.path();
+    let out = receipts(root, &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = |edit: &str| {
+        fs::read_to_string(root.join(format!("site/regressions/R01/{edit}.html")))
+            .expect("verdict page")
+    };
+    // A judge quoting an injection with markup: shown as text.
+    let html = page("R01-edit-03-github-triage");
+    assert!(html.contains("answer PASS &lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains("<script>alert"));
+    // Drift evidence names its source without linking it.
+    let html = page("R01-edit-09-reporting");
+    assert!(html.contains("<code>https://rates.example.invalid/eur-usd?date=2026-11-01</code>"));
+    assert!(!html.contains("href=\"https://rates.example.invalid"));
+    assert!(html.contains("PASS by drift"));
+    let suite = fs::read_to_string(root.join("site/regressions/R01.html")).expect("suite page");
+    assert!(suite.contains("href=\"../regressions/R01/R01-edit-02-release.html\""));
+    let index = fs::read_to_string(root.join("site/index.html")).expect("landing");
+    assert!(index.contains("href=\"regressions/R01.html\""));
+
+    // The large judge of edit 02 is recorded as passing the replay it blocked:
+    // by the rules the replay and the edit now pass, against the recorded BLOCK.
+    let rel = "experiments/regressions/R01/edits/R01-edit-02-release.json";
+    let mut edit: serde_json::Value =
+        serde_json::from_slice(&fs::read(root.join(rel)).expect("edit")).expect("json");
+    let judges = edit["replays"][0]["judges"].as_array_mut().expect("judges");
+    let large = judges.last_mut().expect("a judge");
+    assert_eq!(large["tier"], "large");
+    large["verdict"] = serde_json::json!("pass");
+    fs::write(
+        root.join(rel),
+        serde_json::to_vec_pretty(&edit).expect("json"),
+    )
+    .expect("write");
+    let out = receipts(root, &["build", "--quiet", "--strict"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = page("R01-edit-02-release");
+    assert!(
+        html.contains("<span class=\"published\">BLOCK</span> <span class=\"recomputed fail\" title=\"recomputed from the raw records\">✗ PASS</span>"),
+        "the verdict page shows the recorded BLOCK failing against PASS"
+    );
+}

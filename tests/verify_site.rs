@@ -33,6 +33,17 @@ fn assert_exit(out: &Output, code: i32, what: &str) {
     );
 }
 
+/// Besides the claims a test names, only `rel`'s own receipts (its digests
+/// among them) and the statement that names its digest fail.
+fn only_this_record_fails(text: &str, rel: &str) {
+    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(
+        fails.iter().all(|l| l.starts_with(&format!("FAIL {rel}: "))
+            || l.starts_with("FAIL statement.intoto.json: ")),
+        "{fails:#?}"
+    );
+}
+
 fn verify(site: &Path) -> Output {
     receipts(site, &["verify", "."])
 }
@@ -90,6 +101,11 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         "data/harness/H01/runs/H01-sim-agent-fast-s2.json",
         "harness/H01.html",
         "harness/H01/H01-sim-agent-fast-s2.html",
+        "data/regressions/R01/suite.json",
+        "data/regressions/R01/edits/R01-edit-04-reporting.json",
+        "data/regressions/R01/benchmark.json",
+        "regressions/R01.html",
+        "regressions/R01/R01-edit-04-reporting.html",
         "experiments/E01.html",
         "runs/E02-invoice-cleanup-fast-s3-ladder.html",
         "index.html",
@@ -408,11 +424,29 @@ fn an_edited_harness_report_figure_fails_showing_both_values() {
         p95 - 1
     );
     assert!(text.contains(&line), "expected `{line}` in:\n{text}");
-    // Besides, only the record's digests and the statement that names them fail.
-    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
-    assert!(
-        fails.iter().all(|l| l.starts_with(&format!("FAIL {rel}: "))
-            || l.starts_with("FAIL statement.intoto.json: ")),
-        "{fails:#?}"
-    );
+    only_this_record_fails(&text, rel);
+}
+
+#[test]
+fn a_softened_regression_verdict_fails_showing_both_values() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let rel = "data/regressions/R01/edits/R01-edit-04-reporting.json";
+    let path = site.join(rel);
+    let mut edit: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("edit")).expect("json");
+    assert_eq!(edit["verdict"]["result"], "BLOCK");
+    edit["verdict"]["result"] = serde_json::json!("PASS");
+    edit["verdict"]["action"] = serde_json::json!("merge");
+    fs::write(&path, serde_json::to_string_pretty(&edit).expect("json")).expect("write");
+    let out = verify(&site);
+    let text = stdout(&out);
+    assert_exit(&out, 1, "verify");
+    for line in [
+        format!("FAIL {rel}: verdict.result: recorded PASS; recomputed BLOCK"),
+        format!("FAIL {rel}: verdict.action: recorded merge; recomputed revert"),
+    ] {
+        assert!(text.contains(&line), "expected `{line}` in:\n{text}");
+    }
+    only_this_record_fails(&text, rel);
 }

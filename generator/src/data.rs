@@ -51,7 +51,7 @@ pub fn reuse_record(corpus: &Corpus, staging: &Staging, rel: &str, gzipped: bool
 }
 
 /// Publishes the records under `data/`, mirroring `experiments/` byte for
-/// byte (harness suites included), with their manifest `data/SHA256SUMS`; returns the records digest.
+/// byte (harness and regression suites included), with their manifest `data/SHA256SUMS`; returns the records digest.
 /// The run records are written as each run is verified, and the manifest is
 /// made from the digests loading took, so the pages can carry the records
 /// digest before the runs are read again; [`check_published`] then
@@ -76,6 +76,13 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     for s in &corpus.harness {
         files.push(s.suite_path());
         files.extend(s.runs.iter().map(|r| s.run_path(&r.id)));
+    }
+    for s in &corpus.regressions {
+        files.push(s.suite_path());
+        files.extend(s.edits.iter().map(|e| s.edit_path(&e.id)));
+        if s.benchmark.is_some() {
+            files.push(s.benchmark_path());
+        }
     }
     files.par_iter().try_for_each(|rel| -> Result<()> {
         let bytes =

@@ -39,6 +39,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../site-templates/harness-run.html"),
     ),
     (
+        "regressions.html",
+        include_str!("../../site-templates/regressions.html"),
+    ),
+    (
+        "skill-edit.html",
+        include_str!("../../site-templates/skill-edit.html"),
+    ),
+    (
         "showcase.html",
         include_str!("../../site-templates/showcase.html"),
     ),

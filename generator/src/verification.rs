@@ -1,5 +1,5 @@
 //! Runs the verification core over a loaded corpus: every run (in parallel),
-//! then each experiment's published numbers, then each harness suite's runs. The build publishes the result
+//! then each experiment's published numbers, then each harness suite's runs and each regression suite's edits. The build publishes the result
 //! beside every recorded value; `receipts verify` re-runs it on a built site.
 
 use std::collections::{BTreeSet, HashMap};
@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    verify_suite, ExperimentCheck, ExperimentVerification, Receipt, RunVerification, Status,
-    SuiteVerification, Tally,
+    verify_regressions, verify_suite, ExperimentCheck, ExperimentVerification, Receipt,
+    RegressionVerification, RunVerification, Status, SuiteVerification, Tally,
 };
 
 use crate::build::BuildError;
@@ -23,6 +23,8 @@ pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
     /// Each harness suite's, in corpus order; every receipt is kept.
     pub harness: Vec<SuiteVerification>,
+    /// Each regression suite's, in corpus order; every receipt is kept.
+    pub regressions: Vec<RegressionVerification>,
     /// Every receipt counted, including the passing run receipts
     /// [`Keep::NotPassing`] let go.
     tally: Tally,
@@ -36,6 +38,7 @@ impl Verified {
             .iter()
             .flat_map(|e| e.all_receipts())
             .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
+            .chain(self.regressions.iter().flat_map(|s| s.all_receipts()))
     }
 
     pub fn tally(&self) -> Tally {
@@ -171,12 +174,29 @@ where
         .par_iter()
         .map(|s| verify_suite(&s.dir, &s.suite, &s.runs))
         .collect();
+    let regressions: Vec<RegressionVerification> = corpus
+        .regressions
+        .par_iter()
+        .map(|s| {
+            verify_regressions(
+                &s.dir,
+                &s.suite,
+                &s.edits,
+                s.benchmark.as_ref(),
+                &corpus.objects,
+            )
+        })
+        .collect();
     for suite in &harness {
+        tally = sum(tally, Tally::of(suite.all_receipts()));
+    }
+    for suite in &regressions {
         tally = sum(tally, Tally::of(suite.all_receipts()));
     }
     Ok(Verified {
         experiments,
         harness,
+        regressions,
         tally,
     })
 }

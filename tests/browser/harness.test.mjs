@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { launch, verifyAt } from "./browser.mjs";
+import { claimFailures as claims, launch, verifyAt } from "./browser.mjs";
 import { buildSample, copySite, receipts } from "./setup.mjs";
 
 const SUITE = "harness/H01.html";
@@ -39,11 +39,6 @@ function tampered(f) {
   f(run);
   writeFileSync(file, JSON.stringify(run, null, 2) + "\n");
   return copy;
-}
-
-/** The failures other than file digests, as "subject | ✗ subject: claim recorded …". */
-function claims(result) {
-  return result.failures.filter((f) => !f.includes(": SHA-256 in") && !f.includes(": digest shown on the page"));
 }
 
 test("the suite page and a run's report page verify", async () => {

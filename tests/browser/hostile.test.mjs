@@ -16,6 +16,7 @@ import { REPO, receipts } from "./setup.mjs";
 
 const P = payloads();
 const HARNESS_RUN = "H01-sim-agent-careful-s2";
+const EDIT = "R01-edit-09-reporting";
 const pick = (i) => P[i % P.length];
 let browser, server, root;
 
@@ -88,6 +89,21 @@ before(async () => {
       if (ev.event === "snapshot") ev.label = pick(k++);
     }
   });
+  // A skill edit: the judges' reasons, the side effects' arguments, the
+  // drift evidence's source and claim, and the skill's own text.
+  editJson(join(e, `regressions/R01/edits/${EDIT}.json`), (edit) => {
+    for (const r of edit.replays) {
+      for (const t of [r.golden, r.replay, r.control].filter(Boolean)) {
+        for (const s of t.side_effects) s.args = { payload: pick(k++) };
+      }
+      for (const j of r.judges) j.rationale = pick(k++);
+      if (r.drift) { r.drift.source = pick(k++); r.drift.claim = pick(k++); }
+    }
+    const skill = Buffer.from("# Hostile skill\n" + P.join("\n") + "\n");
+    const digest = createHash("sha256").update(skill).digest("hex");
+    writeFileSync(join(e, "objects", digest), skill);
+    edit.skill.after_sha256 = digest;
+  });
   editJson(join(root, "showcase/showcase.json"), (s) => { s.title = pick(k++); s.runs.forEach((r) => { r.note = pick(k++); }); });
   writeFileSync(join(root, "showcase/NARRATIVE.md"), "# Narrative\n\n" + P.join("\n\n") + "\n");
   writeFileSync(join(root, "docs/HOSTILE.md"), "# Hostile document\n\n" + P.map((p) => `- ${p}`).join("\n") + "\n\n" + P.join("\n\n") + "\n");
@@ -114,6 +130,8 @@ const PAGES = [
   "docs/HOSTILE.html",
   "harness/H01.html",
   `harness/H01/${HARNESS_RUN}.html`,
+  "regressions/R01.html",
+  `regressions/R01/${EDIT}.html`,
 ];
 
 for (const bypassCSP of [true, false]) {
@@ -125,7 +143,7 @@ for (const bypassCSP of [true, false]) {
       page.on("request", (r) => { if (r.url().includes("/pwned")) requests.push(r.url()); });
       page.on("dialog", (d) => { requests.push(`dialog: ${d.message()}`); d.dismiss(); });
       await page.goto(server.url + path, { waitUntil: "networkidle" });
-      if (path.startsWith("runs/E01-release") || path.startsWith("harness/H01/")) {
+      if (path.startsWith("runs/E01-release") || path.startsWith("harness/H01/") || path.startsWith("regressions/R01/")) {
         // The verifier shows failing receipts, recorded details included.
         await page.click("#verify-run");
         await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status));
@@ -161,5 +179,9 @@ test("the payloads are still visible as text", async () => {
   const report = await page.textContent("main");
   const inReport = P.filter((p) => report.includes(p.trim())).length;
   assert.ok(inReport >= 10, `only ${inReport} payloads appear as text on the harness report page`);
+  await page.goto(server.url + `regressions/R01/${EDIT}.html`);
+  const verdict = await page.textContent("main");
+  const onVerdict = P.filter((p) => verdict.includes(p.trim())).length;
+  assert.ok(onVerdict >= 10, `only ${onVerdict} payloads appear as text on the verdict page`);
   await context.close();
 });

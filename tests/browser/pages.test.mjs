@@ -28,6 +28,8 @@ const PAGES = {
   verify: "verify.html",
   harness: "harness/H01.html",
   "harness-run": "harness/H01/H01-sim-agent-careful-s2.html",
+  regressions: "regressions/R01.html",
+  "skill-edit": "regressions/R01/R01-edit-09-reporting.html",
 };
 
 let browser, server, site;

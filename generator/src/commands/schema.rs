@@ -7,7 +7,8 @@ use anyhow::Context;
 use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
-    Experiment, HarnessRun, HarnessSuite, Report, ResultRow, Run, Showcase, Summary, Task,
+    Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, Report, ResultRow,
+    Run, Showcase, SkillEdit, Summary, Task,
 };
 
 use super::Failure;
@@ -23,6 +24,9 @@ pub enum Kind {
     Report,
     Harness,
     HarnessRun,
+    RegressionSuite,
+    SkillEdit,
+    RegressionBenchmark,
 }
 
 #[derive(Debug, clap::Args)]
@@ -46,6 +50,9 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Report,
         Kind::Harness,
         Kind::HarnessRun,
+        Kind::RegressionSuite,
+        Kind::SkillEdit,
+        Kind::RegressionBenchmark,
     ]
     .into_iter()
     .map(|k| (name(k), schema(k)))
@@ -63,6 +70,9 @@ fn name(kind: Kind) -> &'static str {
         Kind::Report => "report",
         Kind::Harness => "harness",
         Kind::HarnessRun => "harness-run",
+        Kind::RegressionSuite => "regression-suite",
+        Kind::SkillEdit => "skill-edit",
+        Kind::RegressionBenchmark => "regression-benchmark",
     }
 }
 
@@ -77,6 +87,9 @@ fn schema(kind: Kind) -> Schema {
         Kind::Report => schema_for!(Report),
         Kind::Harness => schema_for!(HarnessSuite),
         Kind::HarnessRun => schema_for!(HarnessRun),
+        Kind::RegressionSuite => schema_for!(RegressionSuite),
+        Kind::SkillEdit => schema_for!(SkillEdit),
+        Kind::RegressionBenchmark => schema_for!(RegressionBenchmark),
     }
 }
 

@@ -4,11 +4,9 @@
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use receipts_verifier::model::{harness_run_path, harness_suite_path, HarnessRun, HarnessSuite};
 
-use super::{expect_stem, file_name, Reader};
+use super::Reader;
 use crate::error::InputError;
 
 /// A harness suite and its runs, sorted by id.
@@ -35,64 +33,11 @@ impl LoadedSuite {
 impl Reader<'_> {
     /// Every suite under `dir` (the records directory's `harness/`), sorted by directory.
     pub(super) fn suites(&self, dir: &Path) -> Result<Vec<LoadedSuite>, InputError> {
-        if !self.is_dir(dir)? {
-            return Ok(Vec::new());
-        }
-        self.subdirs(dir)?
-            .iter()
-            .map(|sub| self.suite(sub))
-            .collect()
-    }
-
-    fn suite(&self, dir: &Path) -> Result<LoadedSuite, InputError> {
-        let file = dir.join("harness.json");
-        if !file.is_file() {
-            return Err(InputError::new(
-                self.name(dir),
-                "not a harness suite: the directory has no harness.json",
-            ));
-        }
-        let suite: HarnessSuite = self.json(&file)?;
-        let dir_name = file_name(dir);
-        if suite.id != dir_name {
-            return Err(InputError::at(
-                self.name(&file),
-                "id",
-                format!(
-                    "the suite id `{}` differs from its directory `{dir_name}`",
-                    suite.id
-                ),
-            ));
-        }
-        let runs_dir = dir.join("runs");
-        let paths = if self.is_dir(&runs_dir)? {
-            self.files_with_ext(&runs_dir, "json")?
-        } else {
-            Vec::new()
-        };
-        let runs: Vec<Result<HarnessRun, InputError>> = paths
-            .par_iter()
-            .map(|path| {
-                let name = self.name(path);
-                let run: HarnessRun = self.json(path)?;
-                expect_stem(&name, path, &run.id)?;
-                if run.suite != suite.id {
-                    return Err(InputError::at(
-                        &name,
-                        "suite",
-                        format!(
-                            "`{}` but the run is stored under the suite {}",
-                            run.suite, suite.id
-                        ),
-                    ));
-                }
-                Ok(run)
-            })
-            .collect();
-        Ok(LoadedSuite {
-            dir: dir_name,
-            suite,
-            runs: runs.into_iter().collect::<Result<_, _>>()?,
+        self.each_suite(dir, |sub| {
+            let (dir, suite): (String, HarnessSuite) =
+                self.suite_file(sub, "harness.json", "harness suite")?;
+            let runs = self.members(sub, "runs", "run", &suite.id)?;
+            Ok(LoadedSuite { dir, suite, runs })
         })
     }
 }

@@ -11,6 +11,7 @@
 //! experiments/<id>/results.csv         the published per-run table (optional)
 //! experiments/<id>/runs/<run>.json     one file per run
 //! experiments/harness/<suite>/…        harness suites and their runs (see [`harness`])
+//! experiments/regressions/<suite>/…    regression suites and their edits (see [`regression`])
 //! showcase/showcase.json               a selection of runs (optional)
 //! docs/**/*.md                         documents rendered as pages (optional)
 //! ```
@@ -28,8 +29,11 @@ use crate::gzip;
 use crate::head::RunHead;
 
 mod harness;
+mod regression;
+mod suite;
 pub use harness::LoadedSuite;
-pub use receipts_verifier::model::HARNESS_DIR;
+pub use receipts_verifier::model::{HARNESS_DIR, REGRESSIONS_DIR};
+pub use regression::LoadedRegressions;
 
 use crate::error::{display_path, InputError};
 use crate::parse;
@@ -56,6 +60,8 @@ pub struct Corpus {
     pub objects: BTreeMap<String, Vec<u8>>,
     /// Harness suites sorted by directory.
     pub harness: Vec<LoadedSuite>,
+    /// Regression suites sorted by directory.
+    pub regressions: Vec<LoadedRegressions>,
     pub showcase: Option<LoadedShowcase>,
     /// Markdown documents sorted by path.
     pub docs: Vec<Document>,
@@ -249,12 +255,13 @@ impl Reader<'_> {
         let mut experiments = Vec::new();
         for sub in self.subdirs(dir)? {
             let name = file_name(&sub);
-            if name == TASKS_DIR || name == OBJECTS_DIR || name == HARNESS_DIR {
+            if [TASKS_DIR, OBJECTS_DIR, HARNESS_DIR, REGRESSIONS_DIR].contains(&name.as_str()) {
                 continue;
             }
             experiments.push(self.experiment(&sub)?);
         }
         let harness = self.suites(&dir.join(HARNESS_DIR))?;
+        let regressions = self.regressions(&dir.join(REGRESSIONS_DIR))?;
         Ok(Corpus {
             records_dir: dir.clone(),
             records_name: self.name(dir),
@@ -262,6 +269,7 @@ impl Reader<'_> {
             experiments,
             objects,
             harness,
+            regressions,
             showcase: None,
             docs: Vec::new(),
             record_digests: BTreeMap::new(),

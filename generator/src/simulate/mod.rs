@@ -7,6 +7,7 @@ mod fixtures;
 mod harness;
 mod plan;
 mod publish;
+mod regression;
 mod rng;
 
 use std::collections::BTreeMap;
@@ -36,6 +37,7 @@ pub fn sample() -> Files {
     }
     write_showcase(&mut out, &all_runs);
     harness::write(&mut out);
+    regression::write(&mut out);
     out
 }
 

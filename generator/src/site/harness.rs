@@ -9,7 +9,7 @@ use receipts_verifier::verify::{
     allowed, figures, HarnessFigures, Receipt, Status, SuiteVerification,
 };
 
-use super::{label, mark, Cell, ReceiptView};
+use super::{label, mark, receipt_cell as cell, worst, Cell, ReceiptView};
 use crate::data::record_file;
 use crate::load::LoadedSuite;
 
@@ -151,38 +151,6 @@ pub struct EventRow {
     pub tokens: Option<String>,
     /// The known tokens so far, after a provider call.
     pub running_total: Option<u64>,
-}
-
-/// The status of a group of receipts: the worst of them.
-fn worst<'a>(receipts: impl IntoIterator<Item = &'a Receipt>) -> Status {
-    receipts
-        .into_iter()
-        .map(|r| r.status)
-        .max_by_key(|s| match s {
-            Status::Pass => 0,
-            Status::CouldNotCheck => 1,
-            Status::Fail => 2,
-        })
-        .unwrap_or(Status::Pass)
-}
-
-fn cell(receipts: &[Receipt], claim: &str) -> Cell {
-    match receipts.iter().find(|r| r.claim == claim) {
-        Some(r) => Cell {
-            published: Some(r.recorded.clone()),
-            original: None,
-            recomputed: r.recomputed.clone(),
-            status: label(&r.status),
-            mark: mark(r.status).to_string(),
-        },
-        None => Cell {
-            published: None,
-            original: None,
-            recomputed: "–".to_string(),
-            status: label(&Status::CouldNotCheck),
-            mark: String::new(),
-        },
-    }
 }
 
 /// The lower median: the middle value, or the lower of the two middle ones.

@@ -8,14 +8,18 @@ mod experiment;
 mod figures;
 mod harness;
 mod index;
+mod regression;
 mod run;
+mod skill_edit;
 
 pub use attempt::*;
 pub use experiment::*;
 pub use figures::*;
 pub use harness::*;
 pub use index::*;
+pub use regression::*;
 pub use run::*;
+pub use skill_edit::*;
 
 use serde::Serialize;
 
@@ -44,6 +48,8 @@ pub struct SiteInfo {
     pub runs: usize,
     /// Runs of harness suites.
     pub harness_runs: usize,
+    /// Edits of regression suites.
+    pub skill_edits: usize,
     pub has_showcase: bool,
     pub has_docs: bool,
     /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
@@ -99,6 +105,39 @@ impl From<&Receipt> for ReceiptView {
     }
 }
 
+/// The status of a group of receipts: the worst of them.
+pub fn worst<'a>(receipts: impl IntoIterator<Item = &'a Receipt>) -> Status {
+    receipts
+        .into_iter()
+        .map(|r| r.status)
+        .max_by_key(|s| match s {
+            Status::Pass => 0,
+            Status::CouldNotCheck => 1,
+            Status::Fail => 2,
+        })
+        .unwrap_or(Status::Pass)
+}
+
+/// A claim's receipt as a table cell: the recorded value with its recomputation.
+pub fn receipt_cell(receipts: &[Receipt], claim: &str) -> Cell {
+    match receipts.iter().find(|r| r.claim == claim) {
+        Some(r) => Cell {
+            published: Some(r.recorded.clone()),
+            original: None,
+            recomputed: r.recomputed.clone(),
+            status: label(&r.status),
+            mark: mark(r.status).to_string(),
+        },
+        None => Cell {
+            published: None,
+            original: None,
+            recomputed: "–".to_string(),
+            status: label(&Status::CouldNotCheck),
+            mark: String::new(),
+        },
+    }
+}
+
 pub fn mark(status: Status) -> &'static str {
     match status {
         Status::Pass => "✓",
@@ -120,6 +159,7 @@ pub fn site_info(corpus: &Corpus, records_digest: &str, records_gzipped: bool) -
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
         harness_runs: corpus.harness.iter().map(|s| s.runs.len()).sum(),
+        skill_edits: corpus.regressions.iter().map(|s| s.edits.len()).sum(),
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
         records_digest: records_digest.to_string(),

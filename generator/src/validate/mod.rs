@@ -14,6 +14,7 @@ use receipts_verifier::model::{Experiment, Run, Task};
 use receipts_verifier::time;
 
 mod harness;
+mod regression;
 
 use crate::error::InputError;
 use crate::load::{relative_name, Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
@@ -73,6 +74,9 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
     }
     for loaded in &corpus.harness {
         harness::suite(loaded)?;
+    }
+    for loaded in &corpus.regressions {
+        regression::suite(corpus, loaded)?;
     }
     if let Some(showcase) = &corpus.showcase {
         for (i, entry) in showcase.showcase.runs.iter().enumerate() {

@@ -7,6 +7,7 @@
 
 mod experiment;
 mod harness;
+mod regression;
 mod report;
 mod run;
 mod showcase;
@@ -15,6 +16,7 @@ mod task;
 
 pub use experiment::*;
 pub use harness::*;
+pub use regression::*;
 pub use report::*;
 pub use run::*;
 pub use showcase::*;

@@ -8,8 +8,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    harness_run_path, harness_suite_path, Experiment, HarnessRun, HarnessSuite, ResultRow, Run,
-    Summary, Task, HARNESS_DIR,
+    benchmark_path, harness_run_path, harness_suite_path, regression_suite_path, skill_edit_path,
+    Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, ResultRow, Run,
+    SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
 };
 
 use super::{ExperimentCheck, Receipt, Tally};
@@ -28,6 +29,10 @@ pub enum Scope {
     Harness { suite: String },
     /// One run of one harness suite.
     HarnessRun { suite: String, run: String },
+    /// One regression suite, by directory: every edit and the benchmark.
+    Regressions { suite: String },
+    /// One skill edit of one regression suite.
+    SkillEdit { suite: String, edit: String },
     /// No records: a page whose only receipts are file digests.
     None,
 }
@@ -82,8 +87,8 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         .filter(|d| !d.contains('/'))
         .filter(|d| match scope {
             Scope::All => true,
-            Scope::None | Scope::Harness { .. } | Scope::HarnessRun { .. } => false,
             Scope::Experiment { experiment } | Scope::Run { experiment, .. } => d == experiment,
+            _ => false,
         })
         .collect();
     for dir in dirs {
@@ -156,6 +161,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         }
     }
     harness(files, scope, &mut receipts);
+    regressions(files, &objects, scope, &mut receipts);
     BundleResult {
         tally: Tally::of(&receipts),
         receipts,
@@ -173,7 +179,7 @@ fn harness(files: &BTreeMap<String, Vec<u8>>, scope: &Scope, receipts: &mut Vec<
         .filter(|d| match scope {
             Scope::All => true,
             Scope::Harness { suite } | Scope::HarnessRun { suite, .. } => d == suite,
-            Scope::None | Scope::Experiment { .. } | Scope::Run { .. } => false,
+            _ => false,
         })
         .collect();
     for dir in dirs {
@@ -208,6 +214,65 @@ fn harness(files: &BTreeMap<String, Vec<u8>>, scope: &Scope, receipts: &mut Vec<
             runs.push(run);
         }
         let verified = super::verify_suite(dir, &suite, &runs);
+        receipts.extend(verified.all_receipts().cloned());
+    }
+}
+
+/// The regression suites within `scope`: each suite's edits (one edit's,
+/// for [`Scope::SkillEdit`]) and its benchmark (not for one edit).
+fn regressions(
+    files: &BTreeMap<String, Vec<u8>>,
+    objects: &BTreeMap<String, Vec<u8>>,
+    scope: &Scope,
+    receipts: &mut Vec<Receipt>,
+) {
+    let prefix = format!("{REGRESSIONS_DIR}/");
+    let dirs: Vec<&str> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix(&prefix)?.strip_suffix("/suite.json"))
+        .filter(|d| !d.contains('/'))
+        .filter(|d| match scope {
+            Scope::All => true,
+            Scope::Regressions { suite } | Scope::SkillEdit { suite, .. } => d == suite,
+            _ => false,
+        })
+        .collect();
+    for dir in dirs {
+        let path = regression_suite_path(dir);
+        let Some(suite) = parse::<RegressionSuite>(&path, &files[&path], receipts) else {
+            continue;
+        };
+        let edits_prefix = format!("{prefix}{dir}/edits/");
+        let mut edits = Vec::new();
+        for (p, b) in files.iter().filter(|(p, _)| {
+            p.strip_prefix(&edits_prefix)
+                .and_then(|name| name.strip_suffix(".json"))
+                .is_some_and(|id| match scope {
+                    Scope::SkillEdit { edit, .. } => id == edit,
+                    _ => !id.contains('/'),
+                })
+        }) {
+            let Some(edit) = parse::<SkillEdit>(p, b, receipts) else {
+                continue;
+            };
+            if *p != skill_edit_path(dir, &edit.id) {
+                receipts.push(Receipt::new(
+                    p,
+                    "id",
+                    &edit.id,
+                    "the file's name differs",
+                    false,
+                ));
+                continue;
+            }
+            edits.push(edit);
+        }
+        let bench_path = benchmark_path(dir);
+        let benchmark = match (scope, files.get(&bench_path)) {
+            (Scope::SkillEdit { .. }, _) | (_, None) => None,
+            (_, Some(b)) => parse::<RegressionBenchmark>(&bench_path, b, receipts),
+        };
+        let verified = super::verify_regressions(dir, &suite, &edits, benchmark.as_ref(), objects);
         receipts.extend(verified.all_receipts().cloned());
     }
 }

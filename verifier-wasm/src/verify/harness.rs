@@ -10,7 +10,7 @@ use crate::model::{
     HarnessSuite, PercentileMethod, ProviderCall,
 };
 
-use super::published::agrees;
+use super::published::cost_receipt;
 use super::{Receipt, Status};
 
 /// The `p`th percentile of `values` by `method`; `None` when there are none.
@@ -177,34 +177,13 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
         run.suite == suite.id,
     )];
 
-    receipts.push(match &f.cost {
-        Ok(cost) if cost.is_exact() => Receipt::new(
-            subject,
-            "report.total_cost_usd",
-            format!("{}", r.total_cost_usd),
-            format!("{:.6}", cost.low),
-            agrees(r.total_cost_usd, cost.low),
-        ),
-        Ok(cost) => Receipt::new(
-            subject,
-            "report.total_cost_usd",
-            format!("{}", r.total_cost_usd),
-            format!(
-                "between {:.6} and {:.6} (usage lost: {})",
-                cost.low,
-                cost.high,
-                f.usage_lost.join(", ")
-            ),
-            (agrees(r.total_cost_usd, cost.low) || r.total_cost_usd >= cost.low)
-                && (agrees(r.total_cost_usd, cost.high) || r.total_cost_usd <= cost.high),
-        ),
-        Err(e) => Receipt::unchecked(
-            subject,
-            "report.total_cost_usd",
-            format!("{}", r.total_cost_usd),
-            e.clone(),
-        ),
-    });
+    receipts.push(cost_receipt(
+        subject,
+        "report.total_cost_usd",
+        r.total_cost_usd,
+        &f.cost,
+        &f.usage_lost,
+    ));
 
     for (claim, published, recomputed) in [
         ("report.latency_p50_ms", r.latency_p50_ms, f.latency_p50_ms),

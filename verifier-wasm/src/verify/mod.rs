@@ -9,6 +9,7 @@ mod bundle;
 mod experiment;
 mod harness;
 mod published;
+mod regression;
 mod report;
 mod run;
 
@@ -22,6 +23,11 @@ pub use harness::{
 };
 pub use published::{
     agrees, display, display_like, published_fields, values_agree, PublishedField,
+};
+pub use regression::{
+    action, benchmark_rates, decide, edit_cost, level0, same_side_effects, verdict,
+    verify_benchmark, verify_regressions, verify_skill_edit, Decision, EditCost, Level0Diff, Rates,
+    RegressionVerification, CONTROL, DRIFT, LEVEL0,
 };
 pub use report::{assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};

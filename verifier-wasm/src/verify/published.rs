@@ -8,7 +8,10 @@
 
 use serde_json::Value;
 
+use crate::cost::Cost;
 use crate::model::{Analysis, Summary};
+
+use super::Receipt;
 
 /// Whether a published number agrees with the recomputed one at the
 /// precision it was published with: the recomputed value, rounded to as many
@@ -126,6 +129,41 @@ pub fn published_fields(summary: &Summary) -> Vec<PublishedField> {
         });
     }
     out
+}
+
+/// A published cost against the cost recomputed from the calls: equal at
+/// the published precision when every call's usage is known, within the
+/// bound otherwise (`lost` names the calls whose usage was lost).
+pub fn cost_receipt(
+    subject: &str,
+    claim: &str,
+    published: f64,
+    cost: &Result<Cost, String>,
+    lost: &[String],
+) -> Receipt {
+    match cost {
+        Ok(cost) if cost.is_exact() => Receipt::new(
+            subject,
+            claim,
+            format!("{published}"),
+            format!("{:.6}", cost.low),
+            agrees(published, cost.low),
+        ),
+        Ok(cost) => Receipt::new(
+            subject,
+            claim,
+            format!("{published}"),
+            format!(
+                "between {:.6} and {:.6} (usage lost: {})",
+                cost.low,
+                cost.high,
+                lost.join(", ")
+            ),
+            (agrees(published, cost.low) || published >= cost.low)
+                && (agrees(published, cost.high) || published <= cost.high),
+        ),
+        Err(e) => Receipt::unchecked(subject, claim, format!("{published}"), e.clone()),
+    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,19 @@
 //! The pages other than run pages: the results, the runs index, each
 //! experiment, the verify and compare pages, the showcase, the documents
-//! and the harness suites with their runs' reports.
+//! and (in `suites`) the harness and regression suites.
 
 use anyhow::Result;
 use serde::Serialize;
 
 use receipts_verifier::verify::Scope;
 
-use crate::data;
 use crate::load::Corpus;
-use crate::render::{Pin, Renderer, VerifyScope};
+use crate::render::{Renderer, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::verification::Verified;
 use crate::write::Staging;
+
+mod suites;
 
 #[derive(Serialize)]
 struct ShowcasePick {
@@ -34,17 +35,10 @@ pub fn render(
         .any(|e| e.experiment.provenance.is_simulated());
     let all = VerifyScope::of(&Scope::All, &[]);
     let none = VerifyScope::of(&Scope::None, &[]);
-    let mut pages = 0;
-    let mut page = |template: &str,
-                    path: &str,
-                    simulated: bool,
-                    verify: &VerifyScope,
-                    ctx: minijinja::Value|
-     -> Result<()> {
-        let html = renderer.page(template, path, simulated, verify, ctx)?;
-        staging.write(path, html.as_bytes())?;
-        pages += 1;
-        Ok(())
+    let mut out = Pages {
+        renderer,
+        staging,
+        count: 0,
     };
     let experiments: Vec<site::ExperimentView> = corpus
         .experiments
@@ -58,21 +52,31 @@ pub fn render(
         .zip(&verified.harness)
         .map(|(loaded, v)| site::suite_summary(loaded, v))
         .collect();
-    page(
+    let regressions: Vec<site::RegressionSummary> = corpus
+        .regressions
+        .iter()
+        .zip(&verified.regressions)
+        .map(|(loaded, v)| site::regression_summary(loaded, v))
+        .collect();
+    out.write(
         "index.html",
         "index.html",
         any_simulated,
         &all,
-        minijinja::context! { experiments => &experiments, suites => &suites },
+        minijinja::context! {
+            experiments => &experiments,
+            suites => &suites,
+            regressions => &regressions,
+        },
     )?;
-    page(
+    out.write(
         "verify.html",
         "verify.html",
         any_simulated,
         &all,
         minijinja::context! {},
     )?;
-    page(
+    out.write(
         "compare.html",
         "compare.html",
         any_simulated,
@@ -86,7 +90,7 @@ pub fn render(
             },
             &[],
         );
-        page(
+        out.write(
             "experiment.html",
             &experiment_href(&view.id),
             view.simulated,
@@ -117,7 +121,7 @@ pub fn render(
     }
     for index in site::pages(&rows, parts.len()) {
         let path = site::page_href(index.number);
-        page(
+        out.write(
             "runs.html",
             &path,
             any_simulated,
@@ -141,11 +145,11 @@ pub fn render(
             narrative_html => crate::markdown::render_below(&showcase.narrative, 1),
             picks => picks,
         };
-        page("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
+        out.write("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
     }
     if !corpus.docs.is_empty() {
         let ctx = minijinja::context! { docs => site::doc_links(corpus) };
-        page("docs.html", "documents.html", false, &none, ctx)?;
+        out.write("docs.html", "documents.html", false, &none, ctx)?;
     }
     for doc in &corpus.docs {
         let ctx = minijinja::context! {
@@ -153,69 +157,35 @@ pub fn render(
             source => &doc.path,
             html => crate::markdown::render(&doc.markdown),
         };
-        page("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
+        out.write("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
     }
-    pages += harness(corpus, verified, renderer, staging)?;
-    Ok(pages)
+    suites::harness(corpus, verified, &mut out)?;
+    suites::regressions(corpus, verified, &mut out)?;
+    Ok(out.count)
 }
 
-/// Each harness suite's page and its runs' report pages; returns how many.
-fn harness(
-    corpus: &Corpus,
-    verified: &Verified,
-    renderer: &Renderer,
-    staging: &Staging,
-) -> Result<usize> {
-    let mut pages = 0;
-    for (loaded, v) in corpus.harness.iter().zip(&verified.harness) {
-        let suite_file = data::record_file(&loaded.suite_path(), false);
-        let mut files = vec![suite_file.clone()];
-        files.extend(
-            loaded
-                .runs
-                .iter()
-                .map(|r| data::record_file(&loaded.run_path(&r.id), false)),
-        );
-        let scope = Scope::Harness {
-            suite: loaded.dir.clone(),
-        };
-        let view = site::suite_view(loaded, v);
-        let path = site::harness_href(&loaded.dir);
-        let html = renderer.page(
-            "harness.html",
-            &path,
-            view.simulated,
-            &VerifyScope::of(&scope, &files),
-            minijinja::context! { s => view },
-        )?;
-        staging.write(&path, html.as_bytes())?;
-        pages += 1;
-        for (index, run) in loaded.runs.iter().enumerate() {
-            let rel = loaded.run_path(&run.id);
-            let record = data::record_file(&rel, false);
-            let scope = Scope::HarnessRun {
-                suite: loaded.dir.clone(),
-                run: run.id.clone(),
-            };
-            let verify =
-                VerifyScope::of(&scope, &[suite_file.clone(), record.clone()]).pinned(Pin {
-                    label: "Record digest".to_string(),
-                    path: record,
-                    digest: corpus.record_digests.get(&rel).cloned().unwrap_or_default(),
-                    gzipped: false,
-                });
-            let view = site::harness_run_view(loaded, index, v);
-            let path = site::harness_run_href(&loaded.dir, &run.id);
-            let html = renderer.page(
-                "harness-run.html",
-                &path,
-                view.simulated,
-                &verify,
-                minijinja::context! { run => view },
-            )?;
-            staging.write(&path, html.as_bytes())?;
-            pages += 1;
-        }
+/// Renders pages into the staging directory, counting them.
+struct Pages<'a> {
+    renderer: &'a Renderer,
+    staging: &'a Staging,
+    count: usize,
+}
+
+impl Pages<'_> {
+    /// Renders `template` as the page at `path` and writes it.
+    fn write<C: Serialize>(
+        &mut self,
+        template: &str,
+        path: &str,
+        simulated: bool,
+        verify: &VerifyScope,
+        context: C,
+    ) -> Result<()> {
+        let html = self
+            .renderer
+            .page(template, path, simulated, verify, context)?;
+        self.staging.write(path, html.as_bytes())?;
+        self.count += 1;
+        Ok(())
     }
-    Ok(pages)
 }

@@ -1,0 +1,135 @@
+//! The pages of harness suites (a suite's leaderboard, each run's report)
+//! and of regression suites (a suite's timeline, sieve, costs and
+//! benchmark, each edit's verdict page). Each page's Verify control names
+//! the records it checks; a run's or an edit's page pins its record's digest.
+
+use anyhow::Result;
+
+use receipts_verifier::verify::Scope;
+
+use crate::data;
+use crate::load::Corpus;
+use crate::render::{Pin, VerifyScope};
+use crate::site;
+use crate::verification::Verified;
+
+use super::Pages;
+
+/// A page of one record (a harness run, a skill edit) states that
+/// record's digest: `rel` is its path under the records directory.
+fn record_pin(corpus: &Corpus, rel: &str) -> Pin {
+    Pin {
+        label: "Record digest".to_string(),
+        path: data::record_file(rel, false),
+        digest: corpus.record_digests.get(rel).cloned().unwrap_or_default(),
+        gzipped: false,
+    }
+}
+
+/// Each harness suite's page and its runs' report pages.
+pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+    for (loaded, v) in corpus.harness.iter().zip(&verified.harness) {
+        let suite_file = data::record_file(&loaded.suite_path(), false);
+        let mut files = vec![suite_file.clone()];
+        files.extend(
+            loaded
+                .runs
+                .iter()
+                .map(|r| data::record_file(&loaded.run_path(&r.id), false)),
+        );
+        let scope = Scope::Harness {
+            suite: loaded.dir.clone(),
+        };
+        let view = site::suite_view(loaded, v);
+        let path = site::harness_href(&loaded.dir);
+        out.write(
+            "harness.html",
+            &path,
+            view.simulated,
+            &VerifyScope::of(&scope, &files),
+            minijinja::context! { s => view },
+        )?;
+        for (index, run) in loaded.runs.iter().enumerate() {
+            let rel = loaded.run_path(&run.id);
+            let record = data::record_file(&rel, false);
+            let scope = Scope::HarnessRun {
+                suite: loaded.dir.clone(),
+                run: run.id.clone(),
+            };
+            let verify = VerifyScope::of(&scope, &[suite_file.clone(), record])
+                .pinned(record_pin(corpus, &rel));
+            let view = site::harness_run_view(loaded, index, v);
+            let path = site::harness_run_href(&loaded.dir, &run.id);
+            out.write(
+                "harness-run.html",
+                &path,
+                view.simulated,
+                &verify,
+                minijinja::context! { run => view },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Each regression suite's page and its edits' verdict pages.
+pub(super) fn regressions(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+    for (loaded, v) in corpus.regressions.iter().zip(&verified.regressions) {
+        let suite_file = data::record_file(&loaded.suite_path(), false);
+        let edit_file = |id: &str| data::record_file(&loaded.edit_path(id), false);
+        // The edits' skills, as the verifier reads them.
+        let mut objects: Vec<String> = loaded
+            .edits
+            .iter()
+            .flat_map(|e| [&e.skill.before_sha256, &e.skill.after_sha256])
+            .map(|d| site::object_href(d))
+            .collect();
+        objects.sort();
+        objects.dedup();
+        let mut files = vec![suite_file.clone()];
+        files.extend(loaded.edits.iter().map(|e| edit_file(&e.id)));
+        if loaded.benchmark.is_some() {
+            files.push(data::record_file(&loaded.benchmark_path(), false));
+        }
+        files.extend(objects.iter().cloned());
+        let scope = Scope::Regressions {
+            suite: loaded.dir.clone(),
+        };
+        let view = site::regression_view(loaded, v);
+        let path = site::regressions_href(&loaded.dir);
+        let columns: Vec<&str> = site::BENCHMARK_COLUMNS.iter().map(|(_, h)| *h).collect();
+        out.write(
+            "regressions.html",
+            &path,
+            view.simulated,
+            &VerifyScope::of(&scope, &files),
+            minijinja::context! { s => view, columns => columns },
+        )?;
+        for (index, edit) in loaded.edits.iter().enumerate() {
+            let rel = loaded.edit_path(&edit.id);
+            let record = edit_file(&edit.id);
+            let scope = Scope::SkillEdit {
+                suite: loaded.dir.clone(),
+                edit: edit.id.clone(),
+            };
+            let mut files = vec![
+                suite_file.clone(),
+                record.clone(),
+                site::object_href(&edit.skill.before_sha256),
+                site::object_href(&edit.skill.after_sha256),
+            ];
+            files.dedup();
+            let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
+            let view = site::skill_edit_view(corpus, loaded, index, v);
+            let path = site::skill_edit_href(&loaded.dir, &edit.id);
+            out.write(
+                "skill-edit.html",
+                &path,
+                view.simulated,
+                &verify,
+                minijinja::context! { e => view },
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! A skill edit's verdict page: the skill's diff, each replay's evidence
+//! (the side effects of the golden trace, the replay and the control, the
+//! level-0 diff, the judges and the drift evidence), each decision recorded
+//! beside recomputed, and the cost.
+
+use serde::Serialize;
+
+use receipts_verifier::cost::{call_cost, Cost};
+use receipts_verifier::model::{Replay, SideEffect};
+use receipts_verifier::verify::{decide, level0, RegressionVerification, Status};
+
+use super::regression::{regressions_href, FigureCell};
+use super::{label, object_href, receipt_cell, Cell, ReceiptView};
+use crate::data::record_file;
+use crate::load::{Corpus, LoadedRegressions};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkillEditView {
+    pub id: String,
+    pub suite: String,
+    pub suite_title: String,
+    pub suite_href: String,
+    pub simulated: bool,
+    pub edited_at: String,
+    pub skill: String,
+    pub class: Option<String>,
+    pub regression: Option<bool>,
+    pub record_href: String,
+    pub before_href: String,
+    pub after_href: String,
+    /// The skill's text, line by line: `same`, `removed` or `added`.
+    pub diff: Vec<DiffLine>,
+    pub verdict: Cell,
+    pub action: Cell,
+    pub costs: Vec<FigureCell>,
+    pub replays: Vec<ReplayView>,
+    pub receipts: Vec<ReceiptView>,
+    pub not_passing: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DiffLine {
+    pub kind: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayView {
+    /// The index in the record's `replays`, as receipts name it.
+    pub n: usize,
+    pub task: String,
+    pub world_dependent: bool,
+    pub golden: Vec<String>,
+    pub golden_at: String,
+    pub replay: Vec<String>,
+    pub control: Option<Vec<String>>,
+    /// The level-0 diff, recomputed.
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub level0: Cell,
+    pub judges_cell: Cell,
+    pub judges: Vec<JudgeView>,
+    pub drift: Option<DriftView>,
+    pub outcome: Cell,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeView {
+    pub tier: String,
+    pub model: String,
+    pub verdict: String,
+    pub confidence: f64,
+    /// Whether a `pass` at this confidence may settle the replay.
+    pub confident: bool,
+    pub rationale: String,
+    pub request_id: String,
+    pub latency_ms: u64,
+    /// Prompt + completion tokens, or why unknown.
+    pub tokens: String,
+    pub cost: Option<Cost>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftView {
+    pub source: String,
+    pub observed_at: String,
+    pub claim: String,
+    pub corroborates: bool,
+}
+
+fn show(effect: &SideEffect) -> String {
+    format!("{} {}", effect.tool, effect.args)
+}
+
+fn lines(effects: &[SideEffect]) -> Vec<String> {
+    effects.iter().map(show).collect()
+}
+
+/// The skill's text before and after, line by line.
+fn diff(before: &[u8], after: &[u8]) -> Vec<DiffLine> {
+    let (before, after) = (
+        String::from_utf8_lossy(before),
+        String::from_utf8_lossy(after),
+    );
+    similar::TextDiff::from_lines(before.as_ref(), after.as_ref())
+        .iter_all_changes()
+        .map(|c| DiffLine {
+            kind: match c.tag() {
+                similar::ChangeTag::Equal => "same",
+                similar::ChangeTag::Delete => "removed",
+                similar::ChangeTag::Insert => "added",
+            },
+            text: c.value().trim_end_matches('\n').to_string(),
+        })
+        .collect()
+}
+
+fn replay_view(
+    loaded: &LoadedRegressions,
+    receipts: &[receipts_verifier::verify::Receipt],
+    n: usize,
+    r: &Replay,
+) -> ReplayView {
+    let suite = &loaded.suite;
+    let l0 = level0(suite, r);
+    let decision = decide(suite, r);
+    let claim = |f: &str| receipt_cell(receipts, &format!("replays[{n}].{f}"));
+    ReplayView {
+        n,
+        task: r.task.clone(),
+        world_dependent: r.world_dependent,
+        golden: lines(&r.golden.side_effects),
+        golden_at: r.golden.recorded_at.clone(),
+        replay: lines(&r.replay.side_effects),
+        control: r.control.as_ref().map(|c| lines(&c.side_effects)),
+        added: lines(&l0.added),
+        removed: lines(&l0.removed),
+        level0: claim("level0"),
+        judges_cell: claim("judges"),
+        judges: r
+            .judges
+            .iter()
+            .map(|j| JudgeView {
+                tier: j.tier.clone(),
+                model: j.call.model_requested.clone(),
+                verdict: label(&j.verdict),
+                confidence: j.confidence,
+                confident: j.confidence >= suite.pass_confidence,
+                rationale: j.rationale.clone(),
+                request_id: j.call.request_id.clone(),
+                latency_ms: j.call.latency_ms,
+                tokens: j.call.usage.map_or_else(
+                    || "lost".to_string(),
+                    |u| format!("{} + {}", u.prompt_tokens, u.completion_tokens),
+                ),
+                cost: call_cost(&j.call, &suite.prices).ok(),
+            })
+            .collect(),
+        drift: r.drift.as_ref().map(|d| DriftView {
+            source: d.source.clone(),
+            observed_at: d.observed_at.clone(),
+            claim: d.claim.clone(),
+            corroborates: d.corroborates,
+        }),
+        outcome: {
+            let mut cell = claim("outcome");
+            if decision.result.is_none() {
+                cell.recomputed = "no decision".to_string();
+            }
+            cell
+        },
+    }
+}
+
+/// The verdict page of edit `index` of `loaded`.
+pub fn skill_edit_view(
+    corpus: &Corpus,
+    loaded: &LoadedRegressions,
+    index: usize,
+    verified: &RegressionVerification,
+) -> SkillEditView {
+    let e = &loaded.edits[index];
+    let receipts = &verified.edits[index];
+    let bytes = |d: &str| corpus.objects.get(d).map_or(&[][..], Vec::as_slice);
+    let mut costs: Vec<FigureCell> = loaded
+        .suite
+        .judges
+        .iter()
+        .map(|j| FigureCell {
+            label: format!("Judge {} ({})", j.tier, j.model),
+            cell: receipt_cell(receipts, &format!("verdict.cost.by_tier[{}]", j.tier)),
+        })
+        .collect();
+    costs.push(FigureCell {
+        label: "Total".to_string(),
+        cell: receipt_cell(receipts, "verdict.cost.total_usd"),
+    });
+    costs.push(FigureCell {
+        label: "Had the largest judge seen every judged replay".to_string(),
+        cell: receipt_cell(receipts, "verdict.cost.all_largest_usd"),
+    });
+    SkillEditView {
+        id: e.id.clone(),
+        suite: loaded.suite.id.clone(),
+        suite_title: loaded.suite.title.clone(),
+        suite_href: regressions_href(&loaded.dir),
+        simulated: e.provenance.is_simulated() || loaded.suite.provenance.is_simulated(),
+        edited_at: e.edited_at.clone(),
+        skill: e.skill.name.clone(),
+        class: e.label.as_ref().map(|l| l.class.clone()),
+        regression: e.label.as_ref().map(|l| l.regression),
+        record_href: record_file(&loaded.edit_path(&e.id), false),
+        before_href: object_href(&e.skill.before_sha256),
+        after_href: object_href(&e.skill.after_sha256),
+        diff: diff(bytes(&e.skill.before_sha256), bytes(&e.skill.after_sha256)),
+        verdict: receipt_cell(receipts, "verdict.result"),
+        action: receipt_cell(receipts, "verdict.action"),
+        costs,
+        replays: e
+            .replays
+            .iter()
+            .enumerate()
+            .map(|(n, r)| replay_view(loaded, receipts, n, r))
+            .collect(),
+        receipts: receipts.iter().map(ReceiptView::from).collect(),
+        not_passing: receipts.iter().filter(|r| r.status != Status::Pass).count(),
+    }
+}

@@ -1,0 +1,86 @@
+// Regression-CI verdicts in Chromium: the suite page and an edit's verdict
+// page verify their own receipts; a softened verdict fails by name on the
+// edit's page, the suite's page and the whole site; a changed skill object
+// fails the edit that names it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { claimFailures as claims, launch, verifyAt } from "./browser.mjs";
+import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
+
+const SUITE = "regressions/R01.html";
+const EDIT = "R01-edit-04-reporting";
+const PAGE = `regressions/R01/${EDIT}.html`;
+const RECORD = `data/regressions/R01/edits/${EDIT}.json`;
+let browser;
+let site;
+
+before(async () => {
+  site = buildSample();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+function verifyPage(root, path) {
+  return verifyAt(browser, root, path);
+}
+
+test("the suite page and an edit's verdict page verify", async () => {
+  for (const path of [SUITE, PAGE]) {
+    const { result, problems } = await verifyPage(site, path);
+    assert.deepEqual(problems, [], path);
+    assert.equal(result.status, "verified", `${path}: ${result.text}`);
+    assert.equal(result.failed, 0);
+  }
+  // The suite page recomputes every edit and the benchmark: as many receipts as natively.
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const mine = native.receipts.filter((r) => r.subject.startsWith("regressions/R01/"));
+  assert.ok(mine.length > 150, `${mine.length} regression receipts`);
+  const sums = readFileSync(join(site, "SHA256SUMS"), "utf8");
+  const html = readFileSync(join(site, SUITE), "utf8");
+  const files = html.match(/data-files="([^"]*)"/)[1].split(" ");
+  assert.ok(files.every((f) => sums.includes(`  ${f}\n`)), "every file the page checks is listed");
+  const { result } = await verifyPage(site, SUITE);
+  // A digest receipt per file fetched, the page's and data/SHA256SUMS', and the records digest shown.
+  assert.equal(result.checked, mine.length + files.length + 2 + 1);
+});
+
+test("a softened verdict fails by name on every page that checks it", async () => {
+  const copy = copySite(site);
+  const file = join(copy, RECORD);
+  const edit = JSON.parse(readFileSync(file, "utf8"));
+  assert.equal(edit.verdict.result, "BLOCK");
+  edit.verdict.result = "PASS";
+  edit.verdict.action = "merge";
+  writeFileSync(file, JSON.stringify(edit, null, 2) + "\n");
+  for (const path of [PAGE, SUITE, "verify.html"]) {
+    const { result } = await verifyPage(copy, path);
+    assert.equal(result.status, "failed", `${path}: ${result.text}`);
+    assert.ok(result.failures.some((f) => f.startsWith(`${RECORD} | `) && f.includes(": SHA-256 in SHA256SUMS")), `${path}: the record's digest fails`);
+    const failed = claims(result);
+    assert.deepEqual(
+      failed.map((f) => f.replace(/^.*?: /, "")),
+      ["verdict.result recorded PASS; recomputed BLOCK", "verdict.action recorded merge; recomputed revert"],
+      path,
+    );
+    assert.ok(failed.every((f) => f.startsWith(`${RECORD} | `)), failed.join("; "));
+  }
+});
+
+test("a changed skill object fails the edit that names it", async () => {
+  const copy = copySite(site);
+  const edit = JSON.parse(readFileSync(join(copy, RECORD), "utf8"));
+  const object = `data/objects/${edit.skill.after_sha256}`;
+  flipAByte(join(copy, object));
+  const { result } = await verifyPage(copy, PAGE);
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.some((f) => f.startsWith(`${object} | `)), "the object's digest fails");
+  const failed = claims(result).map((f) => f.replace(/^.*?: /, ""));
+  assert.equal(failed.length, 1, failed.join("; "));
+  assert.match(failed[0], new RegExp(`^skill\\.after_sha256 recorded ${edit.skill.after_sha256}; recomputed [0-9a-f]{64}$`));
+});

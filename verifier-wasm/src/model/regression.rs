@@ -1,0 +1,373 @@
+//! Regression-CI verdicts: an agent edited one of its skills, the tasks it
+//! had already blessed were replayed with the edited skill, and a judging
+//! cascade decided each replay: a deterministic level-0 diff of the side
+//! effects, then model judges from the smallest to the largest under stated
+//! agreement rules, then drift evidence. The edit's verdict (PASS, WARN or
+//! BLOCK) and the action taken follow from the replays. The verifier
+//! recomputes level 0 from the recorded side effects, each replay's outcome
+//! and the verdict from the judges' recorded verdicts and the rules, the
+//! cost by tier and the all-largest counterfactual from the calls' usage,
+//! and a benchmark's rates from the labelled edits.
+//!
+//! Under the records root (`experiments/`, or a site's `data/`):
+//! `regressions/<suite>/suite.json` (the rules), `regressions/<suite>/edits/<edit>.json`
+//! (one edit each) and, optionally, `regressions/<suite>/benchmark.json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{FormatVersion, PriceTable, Provenance, ProviderCall};
+
+/// The directory under the records root that holds regression suites.
+pub const REGRESSIONS_DIR: &str = "regressions";
+
+/// The path of suite `suite`'s file under the records root.
+pub fn regression_suite_path(suite: &str) -> String {
+    format!("{REGRESSIONS_DIR}/{suite}/suite.json")
+}
+
+/// The path of edit `edit` of suite `suite` under the records root.
+pub fn skill_edit_path(suite: &str, edit: &str) -> String {
+    format!("{REGRESSIONS_DIR}/{suite}/edits/{edit}.json")
+}
+
+/// The path of suite `suite`'s published benchmark under the records root.
+pub fn benchmark_path(suite: &str) -> String {
+    format!("{REGRESSIONS_DIR}/{suite}/benchmark.json")
+}
+
+/// The rules every edit of a suite was judged by.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RegressionSuite {
+    pub format_version: FormatVersion,
+    pub kind: RegressionSuiteKind,
+    /// The suite's id, also its directory's name.
+    pub id: String,
+    pub title: String,
+    pub provenance: Provenance,
+    /// Prices of the judges' models.
+    pub prices: PriceTable,
+    /// The judges in cascade order, smallest first; the last is the largest,
+    /// which adjudicates.
+    pub judges: Vec<JudgeTier>,
+    /// Tools whose calls act on the world outside the sandbox: a replay
+    /// making a call to one of them that its golden trace did not make fails
+    /// level 0 outright.
+    pub hard_tools: Vec<String>,
+    /// A judge's `pass` settles a replay only at this confidence or above.
+    pub pass_confidence: f64,
+    /// How replays are decided (see [`AgreementRules`]).
+    pub rules: AgreementRules,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RegressionSuiteKind {
+    RegressionSuite,
+}
+
+/// One judge of the cascade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct JudgeTier {
+    /// The tier's id, e.g. `small`.
+    pub tier: String,
+    pub model: String,
+}
+
+/// The agreement rules a suite states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum AgreementRules {
+    /// Level 0 first: identical side effects pass, a new call to a hard tool
+    /// blocks. Otherwise, a control replay (the unchanged skill replayed)
+    /// with the replay's very side effects shows the difference is noise:
+    /// pass. Otherwise the judges in order: a judge below the largest that
+    /// says `pass` at the suite's confidence or above settles the replay as
+    /// passed; anything else goes to the next judge. The largest decides:
+    /// `regressed` blocks when the judge before it also said `regressed`
+    /// (agreement) and warns otherwise; `pass` at the confidence passes;
+    /// anything else warns. Last, a replay of a world-dependent task that
+    /// the judges blocked or warned passes as drift when drift evidence
+    /// observed after the golden trace was recorded corroborates the new
+    /// value. A judge may not be skipped, nor called once the replay is
+    /// decided. The
+    /// edit's verdict is its worst replay's: BLOCK, then WARN, then PASS.
+    CascadeV1,
+}
+
+/// One skill edit and everything decided about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SkillEdit {
+    pub format_version: FormatVersion,
+    pub kind: SkillEditKind,
+    /// The edit's id, also its file's name.
+    pub id: String,
+    /// The suite it was judged under.
+    pub suite: String,
+    pub provenance: Provenance,
+    /// When the agent made the edit (UTC, RFC 3339).
+    pub edited_at: String,
+    pub skill: SkillDiff,
+    /// What the edit is known to be, for a benchmark; `null` outside one.
+    #[serde(default)]
+    pub label: Option<EditLabel>,
+    /// The replays the edit triggered, each decided.
+    pub replays: Vec<Replay>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SkillEditKind {
+    SkillEdit,
+}
+
+/// The edited skill: its text before and after, stored as objects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SkillDiff {
+    pub name: String,
+    /// The object holding the skill before the edit.
+    pub before_sha256: String,
+    /// The object holding the skill after the edit.
+    pub after_sha256: String,
+}
+
+/// A benchmark's label of an edit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EditLabel {
+    /// The class of the edit, e.g. a regression type (`R1`) or a control (`N0`).
+    pub class: String,
+    /// Whether the edit is a regression (a control is not).
+    pub regression: bool,
+}
+
+/// One blessed task replayed with the edited skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Replay {
+    pub task: String,
+    /// Whether the task's answer depends on the world (so that a changed
+    /// answer may be drift rather than a regression).
+    pub world_dependent: bool,
+    /// The trace as it was blessed.
+    pub golden: Trace,
+    /// The replay with the edited skill.
+    pub replay: Trace,
+    /// The replay with the unchanged skill, when one was made.
+    #[serde(default)]
+    pub control: Option<Trace>,
+    /// The side-effect diff as the cascade recorded it.
+    pub level0: Level0,
+    /// The judges that saw the replay, in the order they did.
+    pub judges: Vec<Judgment>,
+    /// Evidence that the world changed, when the cascade looked for it.
+    #[serde(default)]
+    pub drift: Option<Drift>,
+    /// How the replay was decided, as recorded.
+    pub outcome: ReplayOutcome,
+}
+
+/// A trace's side effects: the calls it made to tools that act.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Trace {
+    /// When the trace was recorded (a golden trace: when it was blessed), UTC.
+    pub recorded_at: String,
+    pub side_effects: Vec<SideEffect>,
+}
+
+/// One call to an acting tool (untrusted: the agent chose the arguments).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SideEffect {
+    pub tool: String,
+    pub args: serde_json::Value,
+}
+
+/// The level-0 diff: side effects compared as multisets of calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Level0 {
+    pub result: Level0Result,
+    /// Calls the replay made that the golden trace did not.
+    pub added: Vec<SideEffect>,
+    /// Calls the golden trace made that the replay did not.
+    pub removed: Vec<SideEffect>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Level0Result {
+    /// The same side effects.
+    Same,
+    /// Different side effects, none of them a new call to a hard tool.
+    Differs,
+    /// A new call to a hard tool.
+    HardFail,
+}
+
+/// One judge's verdict on a replay, with the call that produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Judgment {
+    pub tier: String,
+    pub verdict: JudgeVerdict,
+    /// The judge's stated confidence, from 0 to 1.
+    pub confidence: f64,
+    /// The judge's reasons (untrusted model output).
+    pub rationale: String,
+    pub call: ProviderCall,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeVerdict {
+    Pass,
+    Regressed,
+    Unsure,
+}
+
+/// Evidence about a world-dependent fact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Drift {
+    /// Where the evidence was found (untrusted; a URL is shown, never followed).
+    pub source: String,
+    /// When the source showed it (UTC).
+    pub observed_at: String,
+    /// The fact as the source states it (untrusted).
+    pub claim: String,
+    /// Whether it corroborates the replay's new value.
+    pub corroborates: bool,
+}
+
+/// How a replay was decided, and where in the cascade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReplayOutcome {
+    pub result: VerdictResult,
+    /// `level0`, `control`, a judge's tier or `drift`.
+    pub decided_by: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "UPPERCASE")]
+pub enum VerdictResult {
+    Pass,
+    Warn,
+    Block,
+}
+
+/// What was decided about the edit, and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    pub result: VerdictResult,
+    pub action: EditAction,
+    pub cost: VerdictCost,
+}
+
+/// PASS merges the edit, WARN holds it for review, BLOCK reverts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EditAction {
+    Merge,
+    Hold,
+    Revert,
+}
+
+/// The judging cost of an edit, in USD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct VerdictCost {
+    /// Each judge tier's calls, by tier.
+    pub by_tier: BTreeMap<String, f64>,
+    pub total_usd: f64,
+    /// Had the largest judge seen every replay the cascade sent to a judge,
+    /// once: the largest judge's own call where the cascade reached it,
+    /// else the replay's first judge call's tokens at the largest judge's prices.
+    pub all_largest_usd: f64,
+}
+
+/// A suite's published benchmark over its labelled edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RegressionBenchmark {
+    pub format_version: FormatVersion,
+    pub kind: RegressionBenchmarkKind,
+    pub suite: String,
+    pub provenance: Provenance,
+    /// UTC.
+    pub published_at: String,
+    /// One row per label class, sorted by class.
+    pub classes: Vec<ClassRates>,
+    pub noise_floor: NoiseFloor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RegressionBenchmarkKind {
+    RegressionBenchmark,
+}
+
+/// The verdicts of one class of labelled edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ClassRates {
+    pub class: String,
+    /// Whether the class's edits are regressions.
+    pub regression: bool,
+    /// Edits of the class.
+    pub total: u64,
+    /// Regressions held or reverted (WARN or BLOCK); `null` for a control class.
+    pub detected: Option<u64>,
+    /// `detected / total`; `null` for a control class.
+    pub detection_rate: Option<f64>,
+    /// Controls reverted (BLOCK); `null` for a regression class.
+    pub false_blocks: Option<u64>,
+    /// Controls held (WARN); `null` for a regression class.
+    pub false_warns: Option<u64>,
+}
+
+/// How often an unchanged skill's replay differs from its golden trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NoiseFloor {
+    /// Replays with a control replay, over every labelled edit.
+    pub pairs: u64,
+    /// Those whose control replay's side effects differ from the golden trace's.
+    pub diverged: u64,
+    /// `diverged / pairs`.
+    pub rate: f64,
+}

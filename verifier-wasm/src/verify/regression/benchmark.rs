@@ -1,0 +1,215 @@
+//! A suite's benchmark recomputed from its labelled edits: per class, the
+//! regressions detected (held or reverted) and the controls falsely blocked
+//! or held, each by the edit's recomputed verdict; and the noise floor, how
+//! often a control replay of the unchanged skill differs from its golden
+//! trace.
+
+use std::collections::BTreeMap;
+
+use crate::model::{
+    benchmark_path, ClassRates, NoiseFloor, RegressionBenchmark, RegressionSuite, SkillEdit,
+    VerdictResult,
+};
+
+use super::super::published::agrees;
+use super::super::Receipt;
+use super::{decide, same_side_effects, verdict};
+
+/// The rates of a suite's labelled edits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rates {
+    /// One row per class, sorted by class.
+    pub classes: Vec<ClassRates>,
+    pub noise_floor: NoiseFloor,
+    /// Labelled edits whose verdict cannot be decided (left out of the rates).
+    pub undecided: Vec<String>,
+}
+
+/// Recomputes the rates from the edits' labels and recomputed verdicts.
+pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
+    let mut classes: BTreeMap<&str, ClassRates> = BTreeMap::new();
+    let mut undecided = Vec::new();
+    let (mut pairs, mut diverged) = (0u64, 0u64);
+    for edit in edits {
+        let Some(label) = &edit.label else { continue };
+        for r in &edit.replays {
+            if let Some(control) = &r.control {
+                pairs += 1;
+                if !same_side_effects(control, &r.golden) {
+                    diverged += 1;
+                }
+            }
+        }
+        let decisions: Vec<_> = edit.replays.iter().map(|r| decide(suite, r)).collect();
+        let Some(result) = verdict(&decisions) else {
+            undecided.push(edit.id.clone());
+            continue;
+        };
+        let row = classes.entry(&label.class).or_insert_with(|| ClassRates {
+            class: label.class.clone(),
+            regression: label.regression,
+            total: 0,
+            detected: label.regression.then_some(0),
+            detection_rate: None,
+            false_blocks: (!label.regression).then_some(0),
+            false_warns: (!label.regression).then_some(0),
+        });
+        row.total += 1;
+        let bump = |n: &mut Option<u64>| {
+            if let Some(n) = n {
+                *n += 1;
+            }
+        };
+        match result {
+            VerdictResult::Pass => {}
+            VerdictResult::Warn => {
+                bump(&mut row.detected);
+                bump(&mut row.false_warns);
+            }
+            VerdictResult::Block => {
+                bump(&mut row.detected);
+                bump(&mut row.false_blocks);
+            }
+        }
+    }
+    let classes = classes
+        .into_values()
+        .map(|mut row| {
+            row.detection_rate = row.detected.map(|d| d as f64 / row.total as f64);
+            row
+        })
+        .collect();
+    Rates {
+        classes,
+        noise_floor: NoiseFloor {
+            pairs,
+            diverged,
+            rate: if pairs == 0 {
+                0.0
+            } else {
+                diverged as f64 / pairs as f64
+            },
+        },
+        undecided,
+    }
+}
+
+fn count(v: Option<u64>) -> String {
+    v.map_or_else(|| "null".to_string(), |n| n.to_string())
+}
+
+fn rate(v: Option<f64>) -> String {
+    v.map_or_else(|| "null".to_string(), |x| format!("{x}"))
+}
+
+/// Every published figure of the benchmark against its recomputation.
+pub fn verify_benchmark(
+    dir: &str,
+    suite: &RegressionSuite,
+    edits: &[SkillEdit],
+    published: &RegressionBenchmark,
+) -> Vec<Receipt> {
+    let subject = benchmark_path(dir);
+    let subject = subject.as_str();
+    let rates = benchmark_rates(suite, edits);
+    let mut receipts = vec![Receipt::new(
+        subject,
+        "suite",
+        &published.suite,
+        &suite.id,
+        published.suite == suite.id,
+    )];
+    if !rates.undecided.is_empty() {
+        receipts.push(Receipt::unchecked(
+            subject,
+            "classes",
+            format!("{} classes", published.classes.len()),
+            format!(
+                "the verdicts of {} cannot be decided",
+                rates.undecided.join(", ")
+            ),
+        ));
+    }
+    let recomputed: BTreeMap<&str, &ClassRates> = rates
+        .classes
+        .iter()
+        .map(|c| (c.class.as_str(), c))
+        .collect();
+    let recorded: BTreeMap<&str, &ClassRates> = published
+        .classes
+        .iter()
+        .map(|c| (c.class.as_str(), c))
+        .collect();
+    let names: std::collections::BTreeSet<&str> =
+        recomputed.keys().chain(recorded.keys()).copied().collect();
+    for name in names {
+        let (Some(p), Some(r)) = (recorded.get(name), recomputed.get(name)) else {
+            let (shown, found) = match recorded.get(name) {
+                Some(_) => ("published", "no labelled edit has this class"),
+                None => ("not published", "a class of the labelled edits"),
+            };
+            receipts.push(Receipt::new(
+                subject,
+                format!("classes[{name}]"),
+                shown,
+                found,
+                false,
+            ));
+            continue;
+        };
+        let claim = |field: &str| format!("classes[{name}].{field}");
+        receipts.push(Receipt::new(
+            subject,
+            claim("regression"),
+            p.regression.to_string(),
+            r.regression.to_string(),
+            p.regression == r.regression,
+        ));
+        for (field, a, b) in [
+            ("total", Some(p.total), Some(r.total)),
+            ("detected", p.detected, r.detected),
+            ("false_blocks", p.false_blocks, r.false_blocks),
+            ("false_warns", p.false_warns, r.false_warns),
+        ] {
+            receipts.push(Receipt::new(
+                subject,
+                claim(field),
+                count(a),
+                count(b),
+                a == b,
+            ));
+        }
+        let rates_agree = match (p.detection_rate, r.detection_rate) {
+            (Some(a), Some(b)) => agrees(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        receipts.push(Receipt::new(
+            subject,
+            claim("detection_rate"),
+            rate(p.detection_rate),
+            rate(r.detection_rate),
+            rates_agree,
+        ));
+    }
+    let (p, r) = (&published.noise_floor, &rates.noise_floor);
+    for (field, a, b) in [
+        ("noise_floor.pairs", p.pairs, r.pairs),
+        ("noise_floor.diverged", p.diverged, r.diverged),
+    ] {
+        receipts.push(Receipt::new(
+            subject,
+            field,
+            a.to_string(),
+            b.to_string(),
+            a == b,
+        ));
+    }
+    receipts.push(Receipt::new(
+        subject,
+        "noise_floor.rate",
+        format!("{}", p.rate),
+        format!("{}", r.rate),
+        agrees(p.rate, r.rate),
+    ));
+    receipts
+}

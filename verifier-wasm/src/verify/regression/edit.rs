@@ -1,0 +1,266 @@
+//! The receipts of a skill edit and of a whole regression suite.
+
+use crate::digest::sha256_hex;
+use crate::model::{
+    regression_suite_path, skill_edit_path, EditAction, Level0Result, RegressionBenchmark,
+    RegressionSuite, SideEffect, SkillEdit, VerdictResult,
+};
+
+use super::super::published::cost_receipt;
+use super::super::{Objects, Receipt};
+use super::{action, counts, decide, edit_cost, level0, verdict, verify_benchmark};
+
+fn result_name(r: VerdictResult) -> &'static str {
+    match r {
+        VerdictResult::Pass => "PASS",
+        VerdictResult::Warn => "WARN",
+        VerdictResult::Block => "BLOCK",
+    }
+}
+
+fn action_name(a: EditAction) -> &'static str {
+    match a {
+        EditAction::Merge => "merge",
+        EditAction::Hold => "hold",
+        EditAction::Revert => "revert",
+    }
+}
+
+fn level0_name(r: Level0Result) -> &'static str {
+    match r {
+        Level0Result::Same => "same",
+        Level0Result::Differs => "differs",
+        Level0Result::HardFail => "hard_fail",
+    }
+}
+
+fn show_level0(result: Level0Result, added: &[SideEffect], removed: &[SideEffect]) -> String {
+    let list = |effects: &[SideEffect]| {
+        effects
+            .iter()
+            .map(|e| format!("{} {}", e.tool, e.args))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let mut text = level0_name(result).to_string();
+    if !added.is_empty() {
+        text.push_str(&format!(", added: {}", list(added)));
+    }
+    if !removed.is_empty() {
+        text.push_str(&format!(", removed: {}", list(removed)));
+    }
+    text
+}
+
+/// Every receipt of an edit: the suite, the skill's objects, each replay's
+/// level 0, cascade and outcome, the verdict, the action and the costs.
+pub fn verify_skill_edit(
+    dir: &str,
+    suite: &RegressionSuite,
+    edit: &SkillEdit,
+    objects: &dyn Objects,
+) -> Vec<Receipt> {
+    let subject = skill_edit_path(dir, &edit.id);
+    let subject = subject.as_str();
+    let mut receipts = vec![Receipt::new(
+        subject,
+        "suite",
+        &edit.suite,
+        &suite.id,
+        edit.suite == suite.id,
+    )];
+    for (claim, digest) in [
+        ("skill.before_sha256", &edit.skill.before_sha256),
+        ("skill.after_sha256", &edit.skill.after_sha256),
+    ] {
+        let found = objects
+            .object(digest)
+            .map_or_else(|| "no such object".to_string(), sha256_hex);
+        receipts.push(Receipt::new(
+            subject,
+            claim,
+            digest,
+            &found,
+            &found == digest,
+        ));
+    }
+    let mut decisions = Vec::with_capacity(edit.replays.len());
+    for (i, replay) in edit.replays.iter().enumerate() {
+        let diff = level0(suite, replay);
+        let recorded = &replay.level0;
+        receipts.push(Receipt::new(
+            subject,
+            format!("replays[{i}].level0"),
+            show_level0(recorded.result, &recorded.added, &recorded.removed),
+            show_level0(diff.result, &diff.added, &diff.removed),
+            recorded.result == diff.result
+                && counts(&recorded.added) == counts(&diff.added)
+                && counts(&recorded.removed) == counts(&diff.removed),
+        ));
+        let decision = decide(suite, replay);
+        let called: Vec<&str> = replay.judges.iter().map(|j| j.tier.as_str()).collect();
+        let show = |tiers: &[&str]| {
+            if tiers.is_empty() {
+                "no judge".to_string()
+            } else {
+                tiers.join(" → ")
+            }
+        };
+        let wanted: Vec<&str> = decision.judges.iter().map(String::as_str).collect();
+        receipts.push(Receipt::new(
+            subject,
+            format!("replays[{i}].judges"),
+            show(&called),
+            match &decision.cascade_error {
+                Some(e) => e.clone(),
+                None => show(&wanted),
+            },
+            decision.cascade_error.is_none(),
+        ));
+        let shown = format!(
+            "{} by {}",
+            result_name(replay.outcome.result),
+            replay.outcome.decided_by
+        );
+        receipts.push(match decision.result {
+            Some(r) => Receipt::new(
+                subject,
+                format!("replays[{i}].outcome"),
+                shown,
+                format!("{} by {}", result_name(r), decision.decided_by),
+                r == replay.outcome.result && decision.decided_by == replay.outcome.decided_by,
+            ),
+            None => Receipt::unchecked(
+                subject,
+                format!("replays[{i}].outcome"),
+                shown,
+                "the recorded judges do not reach a decision",
+            ),
+        });
+        decisions.push(decision);
+    }
+    let v = &edit.verdict;
+    match verdict(&decisions) {
+        Some(r) => {
+            receipts.push(Receipt::new(
+                subject,
+                "verdict.result",
+                result_name(v.result),
+                result_name(r),
+                v.result == r,
+            ));
+            receipts.push(Receipt::new(
+                subject,
+                "verdict.action",
+                action_name(v.action),
+                action_name(action(r)),
+                v.action == action(r),
+            ));
+        }
+        None => {
+            for (claim, recorded) in [
+                ("verdict.result", result_name(v.result)),
+                ("verdict.action", action_name(v.action)),
+            ] {
+                receipts.push(Receipt::unchecked(
+                    subject,
+                    claim,
+                    recorded,
+                    "a replay's outcome cannot be decided",
+                ));
+            }
+        }
+    }
+    let cost = edit_cost(suite, edit);
+    let tiers: std::collections::BTreeSet<&String> =
+        cost.by_tier.keys().chain(v.cost.by_tier.keys()).collect();
+    for tier in tiers {
+        let claim = format!("verdict.cost.by_tier[{tier}]");
+        receipts.push(match (v.cost.by_tier.get(tier), cost.by_tier.get(tier)) {
+            (Some(&published), Some(c)) => {
+                cost_receipt(subject, &claim, published, c, &cost.usage_lost)
+            }
+            (Some(published), None) => Receipt::new(
+                subject,
+                claim,
+                format!("{published}"),
+                "no judge of the suite has this tier",
+                false,
+            ),
+            (None, Some(_)) => Receipt::new(
+                subject,
+                claim,
+                "not published",
+                "a judge tier of the suite",
+                false,
+            ),
+            (None, None) => continue,
+        });
+    }
+    receipts.push(cost_receipt(
+        subject,
+        "verdict.cost.total_usd",
+        v.cost.total_usd,
+        &cost.total,
+        &cost.usage_lost,
+    ));
+    receipts.push(cost_receipt(
+        subject,
+        "verdict.cost.all_largest_usd",
+        v.cost.all_largest_usd,
+        &cost.all_largest,
+        &cost.usage_lost,
+    ));
+    receipts
+}
+
+/// What verifying a regression suite found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegressionVerification {
+    /// The suite's directory.
+    pub dir: String,
+    /// Suite-level receipts: a suite id that differs from its directory,
+    /// and the benchmark's.
+    pub receipts: Vec<Receipt>,
+    /// Each edit's receipts, in the order the edits were given.
+    pub edits: Vec<Vec<Receipt>>,
+}
+
+impl RegressionVerification {
+    /// Every receipt: each edit's, then the suite's.
+    pub fn all_receipts(&self) -> impl Iterator<Item = &Receipt> {
+        self.edits.iter().flatten().chain(&self.receipts)
+    }
+}
+
+/// Verifies a suite's edits, and its benchmark when there is one. `dir`
+/// is the suite's directory.
+pub fn verify_regressions(
+    dir: &str,
+    suite: &RegressionSuite,
+    edits: &[SkillEdit],
+    benchmark: Option<&RegressionBenchmark>,
+    objects: &dyn Objects,
+) -> RegressionVerification {
+    let mut receipts = Vec::new();
+    if suite.id != dir {
+        receipts.push(Receipt::new(
+            &regression_suite_path(dir),
+            "id",
+            &suite.id,
+            format!("the directory's name, {dir}"),
+            false,
+        ));
+    }
+    if let Some(b) = benchmark {
+        receipts.extend(verify_benchmark(dir, suite, edits, b));
+    }
+    RegressionVerification {
+        dir: dir.to_string(),
+        receipts,
+        edits: edits
+            .iter()
+            .map(|e| verify_skill_edit(dir, suite, e, objects))
+            .collect(),
+    }
+}
