@@ -570,3 +570,40 @@ fn a_regressions_directory_without_a_suite_is_refused() {
     assert!(message.contains("experiments/regressions/R02"), "{message}");
     assert!(message.contains("no suite.json"), "{message}");
 }
+
+#[test]
+fn a_judge_calling_another_model_than_its_tier_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, EDIT, |t| {
+            t.replacen(
+                "\"model_requested\": \"simulated/sim-large-400b\"",
+                "\"model_requested\": \"simulated/sim-small-8b\"",
+                1,
+            )
+        });
+    });
+    assert!(message.contains(EDIT), "{message}");
+    assert!(
+        message.contains("replays[0].judges[2].call.model_requested"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the suite's large judge is `simulated/sim-large-400b`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_benchmark_giving_a_class_twice_is_refused() {
+    let bench = "experiments/regressions/R01/benchmark.json";
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, bench, |t| {
+            let mut b: serde_json::Value = serde_json::from_str(&t).expect("json");
+            let first = b["classes"][0].clone();
+            b["classes"].as_array_mut().expect("classes").push(first);
+            serde_json::to_string_pretty(&b).expect("json")
+        });
+    });
+    assert!(message.contains(bench), "{message}");
+    assert!(message.contains("duplicate class `D1`"), "{message}");
+}

@@ -193,3 +193,32 @@ fn verdict_pages_show_each_decision_beside_its_recomputation() {
         "the verdict page shows the recorded BLOCK failing against PASS"
     );
 }
+
+#[test]
+fn a_skill_too_large_to_diff_is_linked_instead() {
+    let dir = sample_copy();
+    let root = dir.path();
+    // A skill of 300 KiB, over the page's diff limit, stored by its digest.
+    let skill = "a line of a very long skill\n".repeat(11_000);
+    let digest = {
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(skill.as_bytes()))
+    };
+    fs::write(root.join(format!("experiments/objects/{digest}")), &skill).expect("object");
+    let rel = "experiments/regressions/R01/edits/R01-edit-02-release.json";
+    let mut edit: serde_json::Value =
+        serde_json::from_slice(&fs::read(root.join(rel)).expect("edit")).expect("json");
+    edit["skill"]["after_sha256"] = serde_json::json!(digest);
+    fs::write(
+        root.join(rel),
+        serde_json::to_vec_pretty(&edit).expect("json"),
+    )
+    .expect("write");
+    let out = receipts(root, &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = fs::read_to_string(root.join("site/regressions/R01/R01-edit-02-release.html"))
+        .expect("verdict page");
+    assert!(html.contains("too large to diff here"));
+    assert!(html.contains(&format!("href=\"../../data/objects/{digest}\"")));
+    assert!(!html.contains("<pre class=\"diff\""));
+}

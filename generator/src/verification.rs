@@ -32,7 +32,7 @@ pub struct Verified {
 
 impl Verified {
     /// The receipts kept: each experiment's (experiment-level first, then
-    /// each run's), then each harness suite's.
+    /// each run's), then each harness suite's, then each regression suite's.
     pub fn receipts(&self) -> impl Iterator<Item = &Receipt> {
         self.experiments
             .iter()

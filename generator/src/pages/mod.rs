@@ -32,7 +32,9 @@ pub fn render(
     let any_simulated = corpus
         .experiments
         .iter()
-        .any(|e| e.experiment.provenance.is_simulated());
+        .any(|e| e.experiment.provenance.is_simulated())
+        || corpus.harness.iter().any(site::suite_simulated)
+        || corpus.regressions.iter().any(site::regressions_simulated);
     let all = VerifyScope::of(&Scope::All, &[]);
     let none = VerifyScope::of(&Scope::None, &[]);
     let mut out = Pages {

@@ -22,6 +22,7 @@ use receipts_verifier::model::{
     SkillEditKind, Trace, Usage, Verdict, VerdictCost, VerdictResult, REGRESSIONS_DIR,
 };
 use receipts_verifier::time::{format, UnixMillis};
+use receipts_verifier::verify::same_side_effects;
 
 use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
@@ -638,7 +639,7 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
         for r in &edit.replays {
             if let Some(c) = &r.control {
                 pairs += 1;
-                diverged += u64::from(c.side_effects != r.golden.side_effects);
+                diverged += u64::from(!same_side_effects(c, &r.golden));
             }
         }
     }

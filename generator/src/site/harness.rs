@@ -159,6 +159,12 @@ fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
     values.get(values.len().saturating_sub(1) / 2).copied()
 }
 
+/// Whether anything of a suite is simulated: the suite or any of its runs.
+pub fn suite_simulated(loaded: &LoadedSuite) -> bool {
+    loaded.suite.provenance.is_simulated()
+        || loaded.runs.iter().any(|r| r.provenance.is_simulated())
+}
+
 pub fn suite_summary(loaded: &LoadedSuite, verified: &SuiteVerification) -> SuiteSummary {
     let all: Vec<&Receipt> = verified.all_receipts().collect();
     let agents: std::collections::BTreeSet<&str> =
@@ -167,7 +173,7 @@ pub fn suite_summary(loaded: &LoadedSuite, verified: &SuiteVerification) -> Suit
         id: loaded.suite.id.clone(),
         title: loaded.suite.title.clone(),
         href: harness_href(&loaded.dir),
-        simulated: loaded.suite.provenance.is_simulated(),
+        simulated: suite_simulated(loaded),
         runs: loaded.runs.len(),
         agents: agents.len(),
         stopped_on_budget: loaded
@@ -254,7 +260,7 @@ pub fn suite_view(loaded: &LoadedSuite, verified: &SuiteVerification) -> SuiteVi
     SuiteView {
         id: suite.id.clone(),
         title: suite.title.clone(),
-        simulated: suite.provenance.is_simulated(),
+        simulated: suite_simulated(loaded),
         token_cap: suite.token_cap,
         egress_allowlist: suite.egress_allowlist.clone(),
         prices: suite
@@ -351,7 +357,9 @@ fn events(suite: &HarnessSuite, run: &HarnessRun) -> Vec<EventRow> {
                     row.latency_ms = Some(c.latency_ms);
                     row.tokens = Some(match c.usage {
                         Some(u) => {
-                            total += u.prompt_tokens + u.completion_tokens;
+                            total = total.saturating_add(
+                                u.prompt_tokens.saturating_add(u.completion_tokens),
+                            );
                             format!("{} + {}", u.prompt_tokens, u.completion_tokens)
                         }
                         None => "lost".to_string(),

@@ -150,6 +150,16 @@ fn recomputed_verdicts(loaded: &LoadedRegressions) -> [usize; 3] {
     counts
 }
 
+/// Whether anything of a suite is simulated: the suite, an edit or the benchmark.
+pub fn regressions_simulated(loaded: &LoadedRegressions) -> bool {
+    loaded.suite.provenance.is_simulated()
+        || loaded.edits.iter().any(|e| e.provenance.is_simulated())
+        || loaded
+            .benchmark
+            .as_ref()
+            .is_some_and(|b| b.provenance.is_simulated())
+}
+
 pub fn regression_summary(
     loaded: &LoadedRegressions,
     verified: &RegressionVerification,
@@ -159,7 +169,7 @@ pub fn regression_summary(
         id: loaded.suite.id.clone(),
         title: loaded.suite.title.clone(),
         href: regressions_href(&loaded.dir),
-        simulated: loaded.suite.provenance.is_simulated(),
+        simulated: regressions_simulated(loaded),
         edits: loaded.edits.len(),
         verdicts: recomputed_verdicts(loaded),
         receipts: all.len(),
@@ -281,7 +291,7 @@ pub fn regression_view(
     RegressionView {
         id: suite.id.clone(),
         title: suite.title.clone(),
-        simulated: suite.provenance.is_simulated(),
+        simulated: regressions_simulated(loaded),
         judges: suite
             .judges
             .iter()

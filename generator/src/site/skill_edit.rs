@@ -28,8 +28,10 @@ pub struct SkillEditView {
     pub record_href: String,
     pub before_href: String,
     pub after_href: String,
-    /// The skill's text, line by line: `same`, `removed` or `added`.
-    pub diff: Vec<DiffLine>,
+    /// The skill's text, line by line: `same`, `removed` or `added`;
+    /// `None` for a skill too large to diff on the page.
+    pub diff: Option<Vec<DiffLine>>,
+    pub max_diff_kib: usize,
     pub verdict: Cell,
     pub action: Cell,
     pub costs: Vec<FigureCell>,
@@ -96,8 +98,17 @@ fn lines(effects: &[SideEffect]) -> Vec<String> {
     effects.iter().map(show).collect()
 }
 
-/// The skill's text before and after, line by line.
-fn diff(before: &[u8], after: &[u8]) -> Vec<DiffLine> {
+/// The largest skill text, in bytes, diffed on the page: a line diff's
+/// time can grow with the square of its input, and a build must not stall
+/// on a hostile object. Larger skills are linked, not diffed.
+pub const MAX_DIFF_BYTES: usize = 256 * 1024;
+
+/// The skill's text before and after, line by line; `None` when either is
+/// over [`MAX_DIFF_BYTES`].
+fn diff(before: &[u8], after: &[u8]) -> Option<Vec<DiffLine>> {
+    if before.len().max(after.len()) > MAX_DIFF_BYTES {
+        return None;
+    }
     let (before, after) = (
         String::from_utf8_lossy(before),
         String::from_utf8_lossy(after),
@@ -112,7 +123,8 @@ fn diff(before: &[u8], after: &[u8]) -> Vec<DiffLine> {
             },
             text: c.value().trim_end_matches('\n').to_string(),
         })
-        .collect()
+        .collect::<Vec<_>>()
+        .into()
 }
 
 fn replay_view(
@@ -213,6 +225,7 @@ pub fn skill_edit_view(
         before_href: object_href(&e.skill.before_sha256),
         after_href: object_href(&e.skill.after_sha256),
         diff: diff(bytes(&e.skill.before_sha256), bytes(&e.skill.after_sha256)),
+        max_diff_kib: MAX_DIFF_BYTES / 1024,
         verdict: receipt_cell(receipts, "verdict.result"),
         action: receipt_cell(receipts, "verdict.action"),
         costs,

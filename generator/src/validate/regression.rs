@@ -1,5 +1,6 @@
 //! Regression suites, their edits and benchmarks: ids are safe file names,
-//! timestamps parse, every judge's model has a price, tiers are the suite's,
+//! timestamps parse, every judge's model has a price, tiers are the suite's
+//! and each judge calls its tier's model, a benchmark gives a class once,
 //! confidences lie between 0 and 1, outcomes name a place in the cascade,
 //! skill digests name objects, and a label class means one thing.
 
@@ -79,11 +80,18 @@ pub(super) fn suite(corpus: &Corpus, loaded: &LoadedRegressions) -> Result<(), I
         }
     }
     if let Some(b) = &loaded.benchmark {
-        timestamp(
-            &format!("experiments/{}", loaded.benchmark_path()),
-            "published_at",
-            &b.published_at,
-        )?;
+        let file = format!("experiments/{}", loaded.benchmark_path());
+        timestamp(&file, "published_at", &b.published_at)?;
+        let mut seen = BTreeSet::new();
+        for (i, c) in b.classes.iter().enumerate() {
+            if !seen.insert(c.class.as_str()) {
+                return Err(InputError::at(
+                    &file,
+                    format!("classes[{i}].class"),
+                    format!("duplicate class `{}`", c.class),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -132,16 +140,16 @@ fn edit(
             }
             confidence(&file, &judge("confidence"), j.confidence)?;
             timestamp(&file, &judge("call.started_at"), &j.call.started_at)?;
-            if !loaded
-                .suite
-                .prices
-                .models
-                .contains_key(&j.call.model_requested)
-            {
+            // Each tier's model has a price (checked above), and each judge calls it.
+            let model = loaded.suite.judges.iter().find(|t| t.tier == j.tier);
+            if let Some(t) = model.filter(|t| t.model != j.call.model_requested) {
                 return Err(InputError::at(
                     &file,
                     judge("call.model_requested"),
-                    format!("no price for `{}` in the suite", j.call.model_requested),
+                    format!(
+                        "`{}`, but the suite's {} judge is `{}`",
+                        j.call.model_requested, j.tier, t.model
+                    ),
                 ));
             }
         }

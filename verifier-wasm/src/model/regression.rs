@@ -310,7 +310,7 @@ pub struct VerdictCost {
     /// Each judge tier's calls, by tier.
     pub by_tier: BTreeMap<String, f64>,
     pub total_usd: f64,
-    /// Had the largest judge seen every replay the cascade sent to a judge,
+    /// Had the largest judge seen every replay with a judge call on record,
     /// once: the largest judge's own call where the cascade reached it,
     /// else the replay's first judge call's tokens at the largest judge's prices.
     pub all_largest_usd: f64,

@@ -1,6 +1,7 @@
 //! Verification of records handed over as files (path → bytes), with no file
 //! system: what the browser fetches from a site's `data/`. The scope is the
-//! whole record set, one experiment, or one run.
+//! whole record set, one experiment or one of its runs, one harness suite or
+//! one of its runs, one regression suite or one of its edits, or nothing.
 
 use std::collections::BTreeMap;
 

@@ -49,6 +49,8 @@ pub struct HarnessFigures {
     pub tokens_known: u64,
     /// The calls whose usage was lost (their tokens are unknown).
     pub usage_lost: Vec<String>,
+    /// The event index of the first call whose usage was lost.
+    pub first_lost_at: Option<usize>,
     pub cap_reached: Option<CapReached>,
     /// Provider calls made after the cap was reached.
     pub calls_after_cap: Vec<String>,
@@ -71,6 +73,7 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
     });
     let mut tokens = 0u64;
     let mut usage_lost = Vec::new();
+    let mut first_lost_at = None;
     let mut cap_reached = None;
     let mut calls_after_cap = Vec::new();
     for (i, c) in calls(run) {
@@ -78,8 +81,14 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
             calls_after_cap.push(c.request_id.clone());
         }
         match c.usage {
-            Some(u) => tokens += u.prompt_tokens + u.completion_tokens,
-            None => usage_lost.push(c.request_id.clone()),
+            // Saturating: absurd counts must not wrap back under the cap.
+            Some(u) => {
+                tokens = tokens.saturating_add(u.prompt_tokens.saturating_add(u.completion_tokens))
+            }
+            None => {
+                first_lost_at.get_or_insert(i);
+                usage_lost.push(c.request_id.clone());
+            }
         }
         if cap_reached.is_none() && tokens >= suite.token_cap {
             cap_reached = Some(CapReached {
@@ -100,6 +109,7 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
         snapshots: count(&|e| matches!(e, HarnessEvent::Snapshot(_))) as u64,
         tokens_known: tokens,
         usage_lost,
+        first_lost_at,
         cap_reached,
         calls_after_cap,
         budget_abort_at: run
@@ -305,8 +315,14 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
         recomputed,
         pass,
     );
-    // Lost usage could have reached the cap: then the stop cannot be judged.
-    if !f.usage_lost.is_empty() && f.cap_reached.is_none() {
+    // Usage lost before the known usage reached the cap (or when it never
+    // did) could have reached the cap sooner: then only calls after the
+    // known point are certain violations, and otherwise the stop cannot be
+    // judged.
+    let lost_before_cap = f
+        .first_lost_at
+        .is_some_and(|lost| f.cap_reached.is_none_or(|at| lost < at.at_event));
+    if lost_before_cap && f.calls_after_cap.is_empty() {
         stop.status = Status::CouldNotCheck;
     }
     receipts.push(stop);

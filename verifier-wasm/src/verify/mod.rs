@@ -22,7 +22,7 @@ pub use harness::{
     SuiteVerification,
 };
 pub use published::{
-    agrees, display, display_like, published_fields, values_agree, PublishedField,
+    agrees, agrees_to, display, display_like, published_fields, values_agree, PublishedField,
 };
 pub use regression::{
     action, benchmark_rates, decide, edit_cost, level0, same_side_effects, verdict,

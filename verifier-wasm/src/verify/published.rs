@@ -18,10 +18,17 @@ use super::Receipt;
 /// decimals as the published one is written with, equals it. (A JSON number
 /// keeps no trailing zeros, so `0.50` is read as one decimal.)
 pub fn agrees(published: f64, recomputed: f64) -> bool {
+    agrees_to(published, recomputed, 0)
+}
+
+/// As [`agrees`], but to at least `decimals` decimals however few the
+/// published number is written with: for figures a machine records, where a
+/// cost written as `0` must not pass for any cost under half a dollar.
+pub fn agrees_to(published: f64, recomputed: f64, decimals: usize) -> bool {
     if !published.is_finite() || !recomputed.is_finite() {
         return false;
     }
-    let decimals = decimals_of(published);
+    let decimals = decimals_of(published).max(decimals);
     let half_unit = 0.5 * 10f64.powi(-(decimals as i32));
     (published - recomputed).abs() <= half_unit * (1.0 + 1e-9)
 }
@@ -131,9 +138,12 @@ pub fn published_fields(summary: &Summary) -> Vec<PublishedField> {
     out
 }
 
-/// A published cost against the cost recomputed from the calls: equal at
-/// the published precision when every call's usage is known, within the
-/// bound otherwise (`lost` names the calls whose usage was lost).
+/// The decimals a recorded cost in USD is checked to, at least: a micro-dollar.
+pub const COST_DECIMALS: usize = 6;
+
+/// A recorded cost against the cost recomputed from the calls: equal to the
+/// micro-dollar (or finer, as recorded) when every call's usage is known,
+/// within the bound otherwise (`lost` names the calls whose usage was lost).
 pub fn cost_receipt(
     subject: &str,
     claim: &str,
@@ -147,7 +157,7 @@ pub fn cost_receipt(
             claim,
             format!("{published}"),
             format!("{:.6}", cost.low),
-            agrees(published, cost.low),
+            agrees_to(published, cost.low, COST_DECIMALS),
         ),
         Ok(cost) => Receipt::new(
             subject,
@@ -159,8 +169,8 @@ pub fn cost_receipt(
                 cost.high,
                 lost.join(", ")
             ),
-            (agrees(published, cost.low) || published >= cost.low)
-                && (agrees(published, cost.high) || published <= cost.high),
+            (agrees_to(published, cost.low, COST_DECIMALS) || published >= cost.low)
+                && (agrees_to(published, cost.high, COST_DECIMALS) || published <= cost.high),
         ),
         Err(e) => Receipt::unchecked(subject, claim, format!("{published}"), e.clone()),
     }
@@ -180,6 +190,13 @@ mod tests {
         assert!(agrees(18.0, 18.0));
         assert!(!agrees(18.0, 17.0));
         assert!(!agrees(f64::NAN, 1.0));
+        // A floor on the precision: whole numbers no longer pass for anything near.
+        assert!(agrees(0.0, 0.4));
+        assert!(!agrees_to(0.0, 0.4, 6));
+        assert!(!agrees_to(1.0, 0.5, 2));
+        assert!(agrees_to(0.67, 2.0 / 3.0, 2));
+        assert!(agrees_to(0.006632, 0.0066324, 6));
+        assert!(!agrees_to(0.0066, 0.0066324, 6));
     }
 
     #[test]

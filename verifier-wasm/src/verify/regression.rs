@@ -155,6 +155,16 @@ fn judged(suite: &RegressionSuite, replay: &Replay) -> Decision {
             ));
             return decision;
         }
+        if j.call.model_requested != tier.model {
+            // Priced as another model, the call's cost would mislead.
+            decision.cascade_error = Some(format!(
+                "judge {} ({}) called {}, not the tier's {}",
+                k + 1,
+                tier.tier,
+                j.call.model_requested,
+                tier.model
+            ));
+        }
         let confident = j.confidence >= suite.pass_confidence;
         if k < last {
             if j.verdict == JudgeVerdict::Pass && confident {

@@ -145,18 +145,26 @@ fn each_wrong_figure_fails_its_own_receipt() {
 }
 
 #[test]
-fn the_published_cost_agrees_at_its_own_precision() {
-    // The cost is 0.000195: 0.0002 is it to four decimals, 0.00018 is not it to five.
-    for (published, agrees) in [(0.0002, true), (0.000195, true), (0.00018, false)] {
+fn the_recorded_cost_agrees_to_the_micro_dollar() {
+    // The cost is 0.000195. A recorded cost is checked to six decimals at
+    // least (more when written with more), so a rounder figure, or 0, does
+    // not pass for it, nor does a finer one that is off at its own precision.
+    for (recorded, agrees) in [
+        (0.000195, true),
+        (0.000196, false),
+        (0.0001954, false),
+        (0.0002, false),
+        (0.0, false),
+    ] {
         let (events, mut report) = capped();
-        report["total_cost_usd"] = json!(published);
+        report["total_cost_usd"] = json!(recorded);
         let receipts = verify_harness_run("r", &suite(), &run(events, report));
         let want: Vec<&str> = if agrees {
             vec![]
         } else {
             vec!["report.total_cost_usd"]
         };
-        assert_eq!(failing(&receipts), want, "{published}");
+        assert_eq!(failing(&receipts), want, "{recorded}");
     }
 }
 
@@ -275,4 +283,42 @@ fn an_unknown_event_or_field_is_refused() {
     assert!(e.to_string().contains("exit_code"), "{e}");
     let e = parse(vec![json!({"event": "teleport"})], report).unwrap_err();
     assert!(e.to_string().contains("teleport"), "{e}");
+}
+
+#[test]
+fn usage_lost_before_the_cap_leaves_the_stop_unjudged_unless_a_call_follows_the_known_cap() {
+    // A first call lost its usage; the three known calls still reach the cap
+    // (at events[8]), but the lost one may have reached it sooner.
+    let lost = || {
+        let mut c = call("c0", 700, 100, 100);
+        c["usage"] = serde_json::Value::Null;
+        c["status"] = json!("timeout");
+        c
+    };
+    let (mut events, mut report) = capped();
+    events.insert(0, lost());
+    report["latency_p50_ms"] = json!(700);
+    report["total_cost_usd"] = json!(0.0002);
+    let receipts = verify_harness_run("r", &suite(), &run(events.clone(), report.clone()));
+    let status = |r: &[Receipt], claim: &str| r.iter().find(|x| x.claim == claim).unwrap().status;
+    assert_eq!(status(&receipts, "budget stop"), Status::CouldNotCheck);
+    // A call after the known cap is a violation whatever the lost call used.
+    events.insert(9, call("c4", 600, 10, 10));
+    report["total_cost_usd"] = json!(0.000205);
+    let receipts = verify_harness_run("r", &suite(), &run(events, report));
+    assert_eq!(status(&receipts, "budget stop"), Status::Fail);
+}
+
+#[test]
+fn absurd_token_counts_saturate_instead_of_wrapping() {
+    let (mut events, mut report) = capped();
+    events[0] = call("c1", 800, u64::MAX, 100);
+    report["tokens_used"] = json!(11);
+    let receipts = verify_harness_run("r", &suite(), &run(events, report));
+    let tokens = receipts
+        .iter()
+        .find(|r| r.claim == "report.tokens_used")
+        .unwrap();
+    assert_eq!(tokens.status, Status::Fail);
+    assert_eq!(tokens.recomputed, u64::MAX.to_string());
 }

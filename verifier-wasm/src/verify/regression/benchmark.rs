@@ -11,7 +11,10 @@ use crate::model::{
     VerdictResult,
 };
 
-use super::super::published::agrees;
+use super::super::published::agrees_to;
+
+/// The decimals a recorded rate is checked to, at least.
+const RATE_DECIMALS: usize = 2;
 use super::super::Receipt;
 use super::{decide, same_side_effects, verdict};
 
@@ -135,11 +138,19 @@ pub fn verify_benchmark(
         .iter()
         .map(|c| (c.class.as_str(), c))
         .collect();
-    let recorded: BTreeMap<&str, &ClassRates> = published
-        .classes
-        .iter()
-        .map(|c| (c.class.as_str(), c))
-        .collect();
+    let mut recorded: BTreeMap<&str, &ClassRates> = BTreeMap::new();
+    for c in &published.classes {
+        // A class given twice would hide one of its rows.
+        if recorded.insert(&c.class, c).is_some() {
+            receipts.push(Receipt::new(
+                subject,
+                format!("classes[{}]", c.class),
+                "published more than once",
+                "one row per class",
+                false,
+            ));
+        }
+    }
     let names: std::collections::BTreeSet<&str> =
         recomputed.keys().chain(recorded.keys()).copied().collect();
     for name in names {
@@ -180,7 +191,7 @@ pub fn verify_benchmark(
             ));
         }
         let rates_agree = match (p.detection_rate, r.detection_rate) {
-            (Some(a), Some(b)) => agrees(a, b),
+            (Some(a), Some(b)) => agrees_to(a, b, RATE_DECIMALS),
             (a, b) => a.is_none() && b.is_none(),
         };
         receipts.push(Receipt::new(
@@ -209,7 +220,7 @@ pub fn verify_benchmark(
         "noise_floor.rate",
         format!("{}", p.rate),
         format!("{}", r.rate),
-        agrees(p.rate, r.rate),
+        agrees_to(p.rate, r.rate, RATE_DECIMALS),
     ));
     receipts
 }

@@ -17,7 +17,7 @@ pub struct EditCost {
 }
 
 /// The cost of every judge call by tier, their total, and the all-largest
-/// counterfactual: each replay the cascade sent to a judge, judged once by
+/// counterfactual: each replay with a judge call on record, judged once by
 /// the largest judge (its own call where the cascade reached it, else the
 /// first judge call's tokens at the largest judge's prices).
 pub fn edit_cost(suite: &RegressionSuite, edit: &SkillEdit) -> EditCost {

@@ -424,6 +424,25 @@ fn each_wrong_claim_fails_its_own_receipt() {
             "verdict.cost.by_tier[large]: not published / a judge tier of the suite"
         ]
     );
+    // Costs written as whole numbers do not pass for small ones.
+    let mut v = blocked_verdict();
+    v["cost"]["total_usd"] = json!(0);
+    assert_eq!(
+        check(edit(blocked(), v)),
+        ["verdict.cost.total_usd: 0 / 0.013440"]
+    );
+    // A large judge's call recorded at the small model's price.
+    let mut r = blocked();
+    r[2]["judges"][2]["call"]["model_requested"] = json!("sim/s");
+    let f = check(edit(r, blocked_verdict()));
+    assert_eq!(
+        f[0],
+        "replays[2].judges: small → medium → large / judge 3 (large) called sim/s, not the tier's sim/l"
+    );
+    assert!(
+        f[1..].iter().all(|x| x.starts_with("verdict.cost.")),
+        "{f:?}"
+    );
     // A skill object that is not in the store.
     let mut e = edit(blocked(), blocked_verdict());
     e.skill.after_sha256 = "0".repeat(64);
@@ -549,6 +568,28 @@ fn benchmark_rates_are_recomputed_from_the_labelled_edits() {
     assert_eq!(failing(&receipts), Vec::<String>::new());
     // suite; 2 classes × (regression, total, detected, false blocks, false warns, rate); 3 noise figures.
     assert_eq!(receipts.len(), 1 + 2 * 6 + 3);
+
+    // A rate written as 1.0 is checked to two decimals: 0.67 it is not.
+    let mut rounded = published.clone();
+    rounded["classes"][1]["detection_rate"] = json!(1.0);
+    let b: RegressionBenchmark = serde_json::from_value(rounded).expect("benchmark");
+    assert_eq!(
+        failing(&verify_benchmark("R01", &s, &edits, &b)),
+        [format!("classes[R1].detection_rate: 1 / {}", 2.0 / 3.0)]
+    );
+    // A class given twice would hide its first row.
+    let mut twice = published.clone();
+    let first = twice["classes"][1].clone();
+    twice["classes"]
+        .as_array_mut()
+        .expect("classes")
+        .insert(1, first);
+    twice["classes"][1]["detected"] = json!(0);
+    let b: RegressionBenchmark = serde_json::from_value(twice).expect("benchmark");
+    assert_eq!(
+        failing(&verify_benchmark("R01", &s, &edits, &b)),
+        ["classes[R1]: published more than once / one row per class"]
+    );
 
     published["classes"][1]["detected"] = json!(3);
     published["noise_floor"]["rate"] = json!(0.4);
