@@ -131,6 +131,25 @@ fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
     assert_eq!(third.kept, runs - 1, "all but the hand-edited page");
     assert_same_as_full_build(root, "site");
 
+    // A harness run and a skill edit change: no run page reads them, so
+    // every run is kept, and their own pages are made again.
+    edit_record(root, "harness/H01/runs/H01-sim-agent-fast-s1.json", |run| {
+        run["agent"] = "sim-agent-renamed".into();
+    });
+    edit_record(
+        root,
+        "regressions/R01/edits/R01-edit-02-release.json",
+        |edit| {
+            edit["verdict"]["result"] = "WARN".into();
+        },
+    );
+    let harness = build_with(root, "site", Some(&cache));
+    assert_eq!(harness.kept, runs);
+    assert_same_as_full_build(root, "site");
+    let page = fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-fast-s1.html"))
+        .expect("report page");
+    assert!(page.contains("sim-agent-renamed"));
+
     // A task changes: every run reads it, so none is kept.
     edit_record(root, "tasks/invoice-cleanup.json", |task| {
         task["title"] = "Clean invoices, every row kept".into();

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use receipts_verifier::verify::{RunVerification, Tally};
 
-use crate::load::Corpus;
+use crate::load::{Corpus, HARNESS_DIR, REGRESSIONS_DIR};
 use crate::render::Theme;
 use crate::site::SiteInfo;
 
@@ -85,10 +85,13 @@ pub fn context(corpus: &Corpus, site: &SiteInfo, theme: &Theme) -> String {
         .iter()
         .flat_map(|e| e.runs.iter().map(|r| e.run_path(&r.id)))
         .collect();
+    // No run page reads a harness or regression record (their own pages are
+    // made every build): which of them exist counts, not what they hold.
+    let suites = [format!("{HARNESS_DIR}/"), format!("{REGRESSIONS_DIR}/")];
     for (path, digest) in &corpus.record_digests {
         field(path.as_bytes());
         // Which runs exist counts; what each holds is its own entry's digest.
-        if !run_records.contains(path) {
+        if !run_records.contains(path) && !suites.iter().any(|s| path.starts_with(s)) {
             field(digest.as_bytes());
         }
     }
