@@ -9,9 +9,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    benchmark_path, harness_run_path, harness_suite_path, regression_suite_path, skill_edit_path,
-    Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, ResultRow, Run,
-    SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
+    benchmark_path, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite,
+    ResultRow, Run, SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
 };
 
 use super::{ExperimentCheck, Receipt, Tally};
@@ -169,51 +168,89 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
     }
 }
 
-/// The harness suites within `scope`: each suite's runs (one run's, for
-/// [`Scope::HarnessRun`]) verified against it.
-fn harness(files: &BTreeMap<String, Vec<u8>>, scope: &Scope, receipts: &mut Vec<Receipt>) {
-    let prefix = format!("{HARNESS_DIR}/");
-    let dirs: Vec<&str> = files
-        .keys()
-        .filter_map(|p| p.strip_prefix(&prefix)?.strip_suffix("/harness.json"))
-        .filter(|d| !d.contains('/'))
-        .filter(|d| match scope {
-            Scope::All => true,
-            Scope::Harness { suite } | Scope::HarnessRun { suite, .. } => d == suite,
-            _ => false,
-        })
-        .collect();
-    for dir in dirs {
-        let path = harness_suite_path(dir);
-        let Some(suite) = parse::<HarnessSuite>(&path, &files[&path], receipts) else {
-            continue;
-        };
-        let runs_prefix = format!("{prefix}{dir}/runs/");
-        let mut runs = Vec::new();
-        for (p, b) in files.iter().filter(|(p, _)| {
-            p.strip_prefix(&runs_prefix)
+/// One suite kind's files in a bundle: each suite's file at
+/// `<kind>/<dir>/<file>` and its members at `<kind>/<dir>/<sub>/<id>.json`.
+struct SuiteFiles<'a> {
+    files: &'a BTreeMap<String, Vec<u8>>,
+    kind: &'a str,
+    file: &'a str,
+    sub: &'a str,
+}
+
+impl<'a> SuiteFiles<'a> {
+    /// The suites' directories that `wanted` keeps, sorted.
+    fn dirs(&self, wanted: impl Fn(&str) -> bool) -> Vec<&'a str> {
+        let prefix = format!("{}/", self.kind);
+        let suffix = format!("/{}", self.file);
+        self.files
+            .keys()
+            .filter_map(|p| p.strip_prefix(&prefix)?.strip_suffix(&suffix))
+            .filter(|d| !d.contains('/') && wanted(d))
+            .collect()
+    }
+
+    /// Suite `dir`'s file, parsed.
+    fn suite<S: DeserializeOwned>(&self, dir: &str, receipts: &mut Vec<Receipt>) -> Option<S> {
+        let path = format!("{}/{dir}/{}", self.kind, self.file);
+        parse(&path, &self.files[&path], receipts)
+    }
+
+    /// Suite `dir`'s members, parsed: only the one named `only`, when given.
+    /// Receipts name a member by its id, so a file holding another id fails
+    /// here and is left out.
+    fn members<R: DeserializeOwned>(
+        &self,
+        dir: &str,
+        only: Option<&str>,
+        id: impl Fn(&R) -> &str,
+        receipts: &mut Vec<Receipt>,
+    ) -> Vec<R> {
+        let prefix = format!("{}/{dir}/{}/", self.kind, self.sub);
+        let mut members = Vec::new();
+        for (p, b) in self.files.iter().filter(|(p, _)| {
+            p.strip_prefix(&prefix)
                 .and_then(|name| name.strip_suffix(".json"))
-                .is_some_and(|id| match scope {
-                    Scope::HarnessRun { run, .. } => id == run,
-                    _ => !id.contains('/'),
-                })
+                .is_some_and(|name| only.map_or(!name.contains('/'), |o| name == o))
         }) {
-            let Some(run) = parse::<HarnessRun>(p, b, receipts) else {
+            let Some(member) = parse::<R>(p, b, receipts) else {
                 continue;
             };
-            // Receipts name a run by its id: a file holding another run fails here.
-            if *p != harness_run_path(dir, &run.id) {
+            if *p != format!("{prefix}{}.json", id(&member)) {
                 receipts.push(Receipt::new(
                     p,
                     "id",
-                    &run.id,
+                    id(&member),
                     "the file's name differs",
                     false,
                 ));
                 continue;
             }
-            runs.push(run);
+            members.push(member);
         }
+        members
+    }
+}
+
+/// The harness suites within `scope`: each suite's runs (one run's, for
+/// [`Scope::HarnessRun`]) verified against it.
+fn harness(files: &BTreeMap<String, Vec<u8>>, scope: &Scope, receipts: &mut Vec<Receipt>) {
+    let suites = SuiteFiles {
+        files,
+        kind: HARNESS_DIR,
+        file: "harness.json",
+        sub: "runs",
+    };
+    let (wanted, only) = match scope {
+        Scope::All => (None, None),
+        Scope::Harness { suite } => (Some(suite.as_str()), None),
+        Scope::HarnessRun { suite, run } => (Some(suite.as_str()), Some(run.as_str())),
+        _ => return,
+    };
+    for dir in suites.dirs(|d| wanted.is_none_or(|w| w == d)) {
+        let Some(suite) = suites.suite::<HarnessSuite>(dir, receipts) else {
+            continue;
+        };
+        let runs: Vec<HarnessRun> = suites.members(dir, only, |r: &HarnessRun| &r.id, receipts);
         let verified = super::verify_suite(dir, &suite, &runs);
         receipts.extend(verified.all_receipts().cloned());
     }
@@ -227,51 +264,27 @@ fn regressions(
     scope: &Scope,
     receipts: &mut Vec<Receipt>,
 ) {
-    let prefix = format!("{REGRESSIONS_DIR}/");
-    let dirs: Vec<&str> = files
-        .keys()
-        .filter_map(|p| p.strip_prefix(&prefix)?.strip_suffix("/suite.json"))
-        .filter(|d| !d.contains('/'))
-        .filter(|d| match scope {
-            Scope::All => true,
-            Scope::Regressions { suite } | Scope::SkillEdit { suite, .. } => d == suite,
-            _ => false,
-        })
-        .collect();
-    for dir in dirs {
-        let path = regression_suite_path(dir);
-        let Some(suite) = parse::<RegressionSuite>(&path, &files[&path], receipts) else {
+    let suites = SuiteFiles {
+        files,
+        kind: REGRESSIONS_DIR,
+        file: "suite.json",
+        sub: "edits",
+    };
+    let (wanted, only) = match scope {
+        Scope::All => (None, None),
+        Scope::Regressions { suite } => (Some(suite.as_str()), None),
+        Scope::SkillEdit { suite, edit } => (Some(suite.as_str()), Some(edit.as_str())),
+        _ => return,
+    };
+    for dir in suites.dirs(|d| wanted.is_none_or(|w| w == d)) {
+        let Some(suite) = suites.suite::<RegressionSuite>(dir, receipts) else {
             continue;
         };
-        let edits_prefix = format!("{prefix}{dir}/edits/");
-        let mut edits = Vec::new();
-        for (p, b) in files.iter().filter(|(p, _)| {
-            p.strip_prefix(&edits_prefix)
-                .and_then(|name| name.strip_suffix(".json"))
-                .is_some_and(|id| match scope {
-                    Scope::SkillEdit { edit, .. } => id == edit,
-                    _ => !id.contains('/'),
-                })
-        }) {
-            let Some(edit) = parse::<SkillEdit>(p, b, receipts) else {
-                continue;
-            };
-            if *p != skill_edit_path(dir, &edit.id) {
-                receipts.push(Receipt::new(
-                    p,
-                    "id",
-                    &edit.id,
-                    "the file's name differs",
-                    false,
-                ));
-                continue;
-            }
-            edits.push(edit);
-        }
+        let edits: Vec<SkillEdit> = suites.members(dir, only, |e: &SkillEdit| &e.id, receipts);
         let bench_path = benchmark_path(dir);
-        let benchmark = match (scope, files.get(&bench_path)) {
-            (Scope::SkillEdit { .. }, _) | (_, None) => None,
-            (_, Some(b)) => parse::<RegressionBenchmark>(&bench_path, b, receipts),
+        let benchmark = match (only, files.get(&bench_path)) {
+            (Some(_), _) | (_, None) => None,
+            (None, Some(b)) => parse::<RegressionBenchmark>(&bench_path, b, receipts),
         };
         let verified = super::verify_regressions(dir, &suite, &edits, benchmark.as_ref(), objects);
         receipts.extend(verified.all_receipts().cloned());
