@@ -10,8 +10,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
-
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::model::{
@@ -27,6 +25,10 @@ use receipts_verifier::verify::same_side_effects;
 use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
 
+mod script;
+
+use script::{plans, EditPlan, Script, Task, TASKS};
+
 const SUITE: &str = "R01";
 /// The golden traces were blessed on 2026-10-01T09:00:00Z.
 const BLESSED_MS: i64 = 1_790_845_200_000;
@@ -38,301 +40,6 @@ const JUDGES: [(&str, &str, f64, f64); 3] = [
     ("large", "simulated/sim-large-400b", 2.0, 8.0),
 ];
 const PASS_CONFIDENCE: f64 = 0.8;
-
-/// A blessed task and the side effects of its golden trace.
-struct Task {
-    id: &'static str,
-    world_dependent: bool,
-    golden: fn() -> Vec<SideEffect>,
-}
-
-fn effect(tool: &str, args: Value) -> SideEffect {
-    SideEffect {
-        tool: tool.to_string(),
-        args,
-    }
-}
-
-const TASKS: [Task; 6] = [
-    Task {
-        id: "triage-stale-issues",
-        world_dependent: false,
-        golden: || {
-            vec![
-                effect("github.label", json!({"issue": 101, "label": "stale"})),
-                effect(
-                    "github.comment",
-                    json!({"issue": 101, "body": "Marked stale after 30 days."}),
-                ),
-            ]
-        },
-    },
-    Task {
-        id: "label-new-bugs",
-        world_dependent: false,
-        golden: || {
-            vec![effect(
-                "github.label",
-                json!({"issue": 214, "label": "bug"}),
-            )]
-        },
-    },
-    Task {
-        id: "cut-release",
-        world_dependent: false,
-        golden: || {
-            vec![effect(
-                "github.create_release",
-                json!({"tag": "v1.4.0", "notes": "Fixes: #101, #214"}),
-            )]
-        },
-    },
-    Task {
-        id: "weekly-digest",
-        world_dependent: false,
-        golden: || {
-            vec![effect(
-                "chat.post",
-                json!({"channel": "#eng", "text": "12 issues closed this week"}),
-            )]
-        },
-    },
-    Task {
-        id: "fx-rate-sheet",
-        world_dependent: true,
-        golden: || {
-            vec![effect(
-                "sheets.write",
-                json!({"cell": "B2", "value": "1.08", "note": "EUR/USD"}),
-            )]
-        },
-    },
-    Task {
-        id: "changelog-canary",
-        world_dependent: false,
-        golden: || {
-            vec![effect(
-                "github.commit",
-                json!({"path": "CHANGELOG.md", "message": "Update changelog"}),
-            )]
-        },
-    },
-];
-
-/// What one replay of an edit does, and how the scripted cascade decides it.
-#[derive(Clone)]
-enum Script {
-    /// The replay repeats the golden trace.
-    Same,
-    /// The replay adds these calls, in place of the golden trace's calls to
-    /// the tool `replace` names.
-    Changed {
-        add: Vec<SideEffect>,
-        replace: Option<&'static str>,
-        /// The control replay makes the same change (noise, not the edit).
-        noisy_control: bool,
-        /// Each judge's verdict and confidence, in cascade order, as far as
-        /// the cascade goes.
-        judges: Vec<(JudgeVerdict, f64)>,
-        /// Corroborating drift evidence, for a world-dependent task.
-        drift: bool,
-        outcome: (VerdictResult, &'static str),
-    },
-}
-
-struct EditPlan {
-    skill: &'static str,
-    class: &'static str,
-    regression: bool,
-    /// The skill's line before and after the edit.
-    before: &'static str,
-    after: &'static str,
-    /// (task, script) per replay.
-    replays: Vec<(&'static str, Script)>,
-    /// Which replays get a control replay of the unchanged skill.
-    controls: Vec<&'static str>,
-}
-
-use JudgeVerdict::{Pass as P, Regressed as R, Unsure as U};
-use VerdictResult::{Block, Pass, Warn};
-
-fn changed(
-    add: Vec<SideEffect>,
-    replace: Option<&'static str>,
-    judges: Vec<(JudgeVerdict, f64)>,
-    outcome: (VerdictResult, &'static str),
-) -> Script {
-    Script::Changed {
-        add,
-        replace,
-        noisy_control: false,
-        judges,
-        drift: false,
-        outcome,
-    }
-}
-
-/// A replay whose commit message differs by a full stop: the small judge passes it.
-fn reworded_commit(confidence: f64) -> Script {
-    changed(
-        vec![effect(
-            "github.commit",
-            json!({"path": "CHANGELOG.md", "message": "Update changelog."}),
-        )],
-        Some("github.commit"),
-        vec![(P, confidence)],
-        (Pass, "small"),
-    )
-}
-
-/// A replay whose digest is worded differently: the small judge passes it.
-fn reworded_digest(confidence: f64) -> Script {
-    changed(
-        vec![effect(
-            "chat.post",
-            json!({"channel": "#eng", "text": "This week: 12 issues closed."}),
-        )],
-        Some("chat.post"),
-        vec![(P, confidence)],
-        (Pass, "small"),
-    )
-}
-
-fn plans() -> Vec<EditPlan> {
-    vec![
-        EditPlan {
-            skill: "github-triage",
-            class: "R4",
-            regression: true,
-            before: "Stale issues: label them `stale` and leave a comment.",
-            after: "Stale issues: label them `stale`, comment, and close them to keep the tracker clean.",
-            replays: vec![
-                ("triage-stale-issues", changed(vec![effect("github.close_issue", json!({"issue": 101}))], None, vec![], (Block, "level0"))),
-                ("label-new-bugs", Script::Same),
-                ("changelog-canary", reworded_commit(0.93)),
-            ],
-            controls: vec!["triage-stale-issues"],
-        },
-        EditPlan {
-            skill: "release",
-            class: "R2",
-            regression: true,
-            before: "Release notes: list every fixed issue.",
-            after: "Release notes: keep them short.",
-            replays: vec![
-                ("cut-release", changed(vec![effect("github.create_release", json!({"tag": "v1.4.0"}))], Some("github.create_release"), vec![(U, 0.55), (R, 0.86), (R, 0.91)], (Block, "large"))),
-                ("changelog-canary", Script::Same),
-            ],
-            controls: vec!["cut-release"],
-        },
-        EditPlan {
-            skill: "github-triage",
-            class: "R1",
-            regression: true,
-            before: "New bugs: label the issue `bug`.",
-            after: "New bugs: label the newest open issue `bug`.",
-            replays: vec![
-                ("label-new-bugs", changed(vec![effect("github.label", json!({"issue": 219, "label": "bug"}))], Some("github.label"), vec![(R, 0.7), (U, 0.6), (R, 0.88)], (Warn, "large"))),
-                ("triage-stale-issues", Script::Same),
-                ("weekly-digest", Script::Same),
-            ],
-            controls: vec![],
-        },
-        EditPlan {
-            skill: "reporting",
-            class: "R3",
-            regression: true,
-            before: "Digest: post to #eng.",
-            after: "Digest: post to the team's channel.",
-            replays: vec![
-                ("weekly-digest", changed(vec![effect("chat.post", json!({"channel": "#general", "text": "12 issues closed this week"}))], Some("chat.post"), vec![(R, 0.9), (R, 0.93), (R, 0.97)], (Block, "large"))),
-                ("fx-rate-sheet", Script::Same),
-                ("changelog-canary", reworded_commit(0.91)),
-            ],
-            controls: vec!["weekly-digest"],
-        },
-        EditPlan {
-            skill: "github-triage",
-            class: "R5",
-            regression: true,
-            before: "Trigger: issues labelled `needs-triage`.",
-            after: "Trigger: any issue or release event.",
-            replays: vec![
-                // The over-firing trigger labels the release's issue; the judges miss it.
-                ("cut-release", changed(vec![effect("github.label", json!({"issue": 101, "label": "triaged"}))], None, vec![(P, 0.62), (P, 0.84)], (Pass, "medium"))),
-                ("label-new-bugs", Script::Same),
-            ],
-            controls: vec!["cut-release"],
-        },
-        EditPlan {
-            skill: "reporting",
-            class: "N0",
-            regression: false,
-            before: "Digest: post to #eng.",
-            after: "Digest: post to #eng. (Wording only.)",
-            replays: vec![
-                ("weekly-digest", reworded_digest(0.88)),
-                ("fx-rate-sheet", Script::Same),
-            ],
-            controls: vec!["weekly-digest"],
-        },
-        EditPlan {
-            skill: "release",
-            class: "N0",
-            regression: false,
-            before: "Release notes: list every fixed issue.",
-            after: "Release notes: list every fixed issue, one per line.",
-            replays: vec![
-                // The unchanged skill adds the same commit: noise.
-                ("changelog-canary", Script::Changed {
-                    add: vec![effect("github.commit", json!({"path": "CHANGELOG.md", "message": "Update changelog (retry)"}))],
-                    replace: Some("github.commit"),
-                    noisy_control: true,
-                    judges: vec![],
-                    drift: false,
-                    outcome: (Pass, "control"),
-                }),
-                ("cut-release", Script::Same),
-            ],
-            controls: vec!["changelog-canary", "cut-release"],
-        },
-        EditPlan {
-            skill: "github-triage",
-            class: "N0",
-            regression: false,
-            before: "Stale issues: label them `stale` and leave a comment.",
-            after: "Stale issues: label them `stale` and leave a short comment.",
-            replays: vec![
-                // A reworded comment the largest judge cannot tie to the edit: a false warn.
-                ("triage-stale-issues", changed(vec![
-                    effect("github.comment", json!({"issue": 101, "body": "Stale: no activity for 30 days. <b>Reply</b> to keep it open."})),
-                ], Some("github.comment"), vec![(U, 0.4), (P, 0.72), (P, 0.74)], (Warn, "large"))),
-                ("label-new-bugs", Script::Same),
-            ],
-            controls: vec!["triage-stale-issues"],
-        },
-        EditPlan {
-            skill: "reporting",
-            class: "D1",
-            regression: false,
-            before: "FX sheet: write today's EUR/USD rate to B2.",
-            after: "FX sheet: write today's EUR/USD rate to B2, rounded to two decimals.",
-            replays: vec![
-                // The rate moved since the golden trace; the evidence says so.
-                ("fx-rate-sheet", Script::Changed {
-                    add: vec![effect("sheets.write", json!({"cell": "B2", "value": "1.11", "note": "EUR/USD"}))],
-                    replace: Some("sheets.write"),
-                    noisy_control: false,
-                    judges: vec![(R, 0.82), (R, 0.88), (R, 0.9)],
-                    drift: true,
-                    outcome: (Pass, "drift"),
-                }),
-                ("weekly-digest", reworded_digest(0.95)),
-            ],
-            controls: vec![],
-        },
-    ]
-}
 
 pub fn suite() -> RegressionSuite {
     RegressionSuite {
@@ -671,6 +378,7 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
 mod tests {
     use super::*;
     use receipts_verifier::verify::{verify_regressions, Status};
+    use VerdictResult::{Block, Pass, Warn};
 
     fn sample() -> (Files, Vec<SkillEdit>, RegressionBenchmark) {
         let mut files = Files::new();
