@@ -607,3 +607,26 @@ fn a_benchmark_giving_a_class_twice_is_refused() {
     assert!(message.contains(bench), "{message}");
     assert!(message.contains("duplicate class `D1`"), "{message}");
 }
+
+#[test]
+fn markdown_nested_past_the_limit_is_refused_quickly() {
+    let start = std::time::Instant::now();
+    let message = fails_keeping_the_old_site(|root| {
+        let deep = format!("# Deep\n\n{} x\n", ">".repeat(200_000));
+        fs::write(root.join("docs/DEEP.md"), deep).expect("write");
+    });
+    assert!(message.contains("docs/DEEP.md"), "{message}");
+    assert!(message.contains("line 3"), "{message}");
+    assert!(message.contains("nested more than 100 levels"), "{message}");
+    // Two builds of the sample and the refusal, not minutes of sanitizing.
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+#[test]
+fn a_reserved_directory_inside_experiments_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        fs::create_dir_all(root.join("experiments/docs")).expect("mkdir");
+    });
+    assert!(message.contains("experiments/docs"), "{message}");
+    assert!(message.contains("reserved"), "{message}");
+}

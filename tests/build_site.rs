@@ -129,7 +129,20 @@ fn the_published_data_mirrors_the_input() {
     let input = sample_copy();
     let out = input.path().join("site");
     build(input.path(), &out);
-    let source = tree(&input.path().join("experiments"));
+    let mut source = tree(&input.path().join("experiments"));
+    // The showcase and the documents are published too, so that every page
+    // can be rendered again from data/ alone.
+    for (dir, files) in [
+        ("showcase", tree(&input.path().join("showcase"))),
+        ("docs", tree(&input.path().join("docs"))),
+    ] {
+        source.extend(
+            files
+                .into_iter()
+                .filter(|(p, _)| dir == "showcase" || p.ends_with(".md"))
+                .map(|(p, d)| (format!("{dir}/{p}"), d)),
+        );
+    }
     let mut published = tree(&out.join("data"));
     assert!(
         published.remove("SHA256SUMS").is_some(),

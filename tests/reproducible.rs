@@ -124,11 +124,33 @@ fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
     assert_eq!(second.kept, runs - 1);
     assert_same_as_full_build(root, "site");
 
-    // A page edited by hand in the served site is made again, not linked.
+    // Files edited by hand in the served site are made again, not linked:
+    // one of another size, and a record of the same size whose modification
+    // time is put back (reuse is keyed on content, not size and time).
     let edited = root.join("site/runs/E01-invoice-cleanup-fast-s1-ladder.html");
     fs::write(&edited, "edited by hand").expect("write");
+    let record = root.join("site/data/E01/runs/E01-invoice-cleanup-fast-s1-ladder.json");
+    let mtime = fs::metadata(&record)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let mut bytes = fs::read(&record).expect("read");
+    let at = bytes
+        .iter()
+        .position(|b| b.is_ascii_digit())
+        .expect("a digit");
+    bytes[at] = if bytes[at] == b'9' {
+        b'8'
+    } else {
+        bytes[at] + 1
+    };
+    fs::write(&record, &bytes).expect("write");
+    fs::File::options()
+        .write(true)
+        .open(&record)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("set mtime");
     let third = build_with(root, "site", Some(&cache));
-    assert_eq!(third.kept, runs - 1, "all but the hand-edited page");
+    assert_eq!(third.kept, runs, "every run's verification is kept");
     assert_same_as_full_build(root, "site");
 
     // A harness run and a skill edit change: no run page reads them, so

@@ -31,9 +31,14 @@ fn free_port() -> u16 {
 
 /// `GET path` over HTTP/1.0; returns the status code and the body.
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
+    get_as(port, path, "127.0.0.1")
+}
+
+/// `GET path` with `Host: host`.
+fn get_as(port: u16, path: &str, host: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").ok()?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response).ok()?;
     let text = String::from_utf8_lossy(&response).into_owned();
@@ -83,6 +88,11 @@ fn serves_rebuilds_on_change_and_keeps_the_last_good_site() {
         "pages get the reload script"
     );
     let (status, _) = get(port, "/assets/receipts_verifier_bg.wasm").expect("wasm");
+    assert_eq!(status, 200);
+    // A name that is not this machine's (DNS rebinding) is refused.
+    let (status, _) = get_as(port, "/showcase.html", "evil.example").expect("answer");
+    assert_eq!(status, 421);
+    let (status, _) = get_as(port, "/showcase.html", &format!("localhost:{port}")).expect("answer");
     assert_eq!(status, 200);
 
     // An input changes: the served page follows within a few seconds.

@@ -34,12 +34,14 @@ fn assert_exit(out: &Output, code: i32, what: &str) {
 }
 
 /// Besides the claims a test names, only `rel`'s own receipts (its digests
-/// among them) and the statement that names its digest fail.
+/// among them) fail, and the files rendered from it: the pages that show
+/// it, the manifests and the statement that name its digest.
 fn only_this_record_fails(text: &str, rel: &str) {
     let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
     assert!(
         fails.iter().all(|l| l.starts_with(&format!("FAIL {rel}: "))
-            || l.starts_with("FAIL statement.intoto.json: ")),
+            || l.contains(": rendered from the records: ")
+            || l.contains(": as the records publish it: ")),
         "{fails:#?}"
     );
 }
@@ -117,8 +119,17 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         flip_a_byte(&site.join(rel));
         let out = verify(&site);
         assert_exit(&out, 1, rel);
+        // A record against its manifest, an asset against the root manifest
+        // (and the copy this binary ships), a page against its rendering.
+        let claim = if rel.starts_with("data/") {
+            "SHA-256 in data/SHA256SUMS"
+        } else if rel.starts_with("assets/") {
+            "SHA-256 in SHA256SUMS"
+        } else {
+            "rendered from the records"
+        };
         assert!(
-            stdout(&out).contains(&format!("FAIL {rel}: SHA-256 in SHA256SUMS")),
+            stdout(&out).contains(&format!("FAIL {rel}: {claim}")),
             "{rel} not named:\n{}",
             stdout(&out)
         );
@@ -157,7 +168,7 @@ fn a_flipped_byte_in_an_artifact_or_an_input_fails_its_receipts() {
         assert_eq!(out.status.code(), Some(1), "{text}");
         assert!(
             text.contains(&format!(
-                "FAIL data/objects/{digest}: SHA-256 in SHA256SUMS"
+                "FAIL data/objects/{digest}: SHA-256 in data/SHA256SUMS"
             )),
             "{text}"
         );
@@ -198,12 +209,15 @@ fn a_deleted_run_fails_the_numbers_it_was_part_of() {
     let dir = built();
     let site = dir.path().join("site");
     let run = "data/E01/runs/E01-shipping-rule-fast-s2-always-large.json";
+    let digest = receipts_verifier::digest::sha256_hex(&fs::read(site.join(run)).expect("read"));
     fs::remove_file(site.join(run)).expect("delete");
     let out = verify(&site);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains(&format!("FAIL {run}: SHA-256 in SHA256SUMS: recorded")),
+        text.contains(&format!(
+            "FAIL {run}: SHA-256 in data/SHA256SUMS: recorded {digest}; recomputed the record is missing"
+        )),
         "{text}"
     );
     assert!(text.contains("FAIL data/E01/summary.json: primary.policies[always-large].runs: recorded 18; recomputed 17"), "{text}");
@@ -275,7 +289,32 @@ fn an_exported_report_verifies_on_its_own_and_fails_when_tampered() {
     let alone = tempfile::tempdir().expect("tempdir");
     let moved = alone.path().join("r.json");
     fs::copy(&report, &moved).expect("copy");
-    let ok = receipts(alone.path(), &["verify", "r.json"]);
+    // Alone, a report is consistent but not anchored: exit 3.
+    let alone_out = receipts(alone.path(), &["verify", "r.json"]);
+    assert_eq!(
+        alone_out.status.code(),
+        Some(3),
+        "{}{}",
+        stdout(&alone_out),
+        stderr(&alone_out)
+    );
+    assert!(
+        stdout(&alone_out).contains("consistent, not anchored"),
+        "{}",
+        stdout(&alone_out)
+    );
+    let allowed = receipts(alone.path(), &["verify", "r.json", "--allow-unchecked"]);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stdout(&allowed));
+    // Anchored by the site it came from, or by its root digest.
+    let site = dir.path().join("site");
+    let root =
+        receipts_verifier::digest::sha256_hex(&fs::read(site.join("SHA256SUMS")).expect("sums"));
+    let ok = receipts(
+        alone.path(),
+        &["verify", "r.json", "--site", site.to_str().expect("utf-8")],
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), stderr(&ok));
+    let ok = receipts(alone.path(), &["verify", "r.json", "--expect-root", &root]);
     assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), stderr(&ok));
 
     // The report from the built site's data/ is the same report.
@@ -297,7 +336,7 @@ fn an_exported_report_verifies_on_its_own_and_fails_when_tampered() {
     let claims = &mut value["claims"];
     claims["passed"] = serde_json::json!(!claims["passed"].as_bool().expect("bool"));
     fs::write(&moved, serde_json::to_vec(&value).expect("json")).expect("write");
-    let bad = receipts(alone.path(), &["verify", "r.json"]);
+    let bad = receipts(alone.path(), &["verify", "r.json", "--expect-root", &root]);
     assert_eq!(bad.status.code(), Some(1), "{}", stdout(&bad));
     assert!(
         stdout(&bad).contains("FAIL report: claims.passed"),
@@ -376,7 +415,8 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     );
     assert_eq!(count(&out), plain_count);
 
-    // The record inside the gzip file changes: the file and the record fail.
+    // The record inside the gzip file changes: the record fails against its
+    // manifest, and the pages showing it against their rendering.
     let record = receipts::gzip::decompress(&fs::read(&gz).expect("read"), 1 << 24).expect("gzip");
     let text = String::from_utf8(record).expect("utf-8");
     let changed = text.replacen("\"duration_ms\": ", "\"duration_ms\": 1", 1);
@@ -386,7 +426,7 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let report = stdout(&out);
     assert!(
-        report.contains(&format!("{rel}.gz: SHA-256 in SHA256SUMS")),
+        report.contains("runs/index.html: rendered from the records"),
         "{report}"
     );
     assert!(

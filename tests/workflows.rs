@@ -77,7 +77,8 @@ fn commands_exist(script: &str, built_release: &mut bool) {
     }
 }
 
-const OFFICIAL: [&str; 6] = [
+const OFFICIAL: [&str; 7] = [
+    "actions/attest-build-provenance@",
     "actions/checkout@",
     "actions/cache@",
     "actions/setup-node@",
@@ -133,6 +134,63 @@ fn the_pages_workflow_builds_verifies_and_deploys_when_an_experiment_lands() {
         .any(|u| u.starts_with("actions/upload-pages-artifact@")));
     assert!(uses.iter().any(|u| u.starts_with("actions/cache@")));
     assert_eq!(w["permissions"]["pages"].as_str(), Some("write"));
+    // The root digest leaves the site: job summary and tag, and an attestation.
+    assert!(
+        all.contains("scripts/publish-root site --tag"),
+        "the root digest is published"
+    );
+    assert!(uses
+        .iter()
+        .any(|u| u.starts_with("actions/attest-build-provenance@")));
+    assert_eq!(w["permissions"]["attestations"].as_str(), Some("write"));
+    assert_eq!(w["permissions"]["contents"].as_str(), Some("write"));
+}
+
+#[test]
+fn publish_root_writes_the_digest_the_build_printed_into_the_job_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for sub in ["experiments", "showcase", "docs"] {
+        copy(&repo().join(sub), &dir.path().join(sub));
+    }
+    let build = std::process::Command::new(env!("CARGO_BIN_EXE_receipts"))
+        .arg("build")
+        .current_dir(dir.path())
+        .output()
+        .expect("build");
+    assert!(build.status.success());
+    let printed = String::from_utf8_lossy(&build.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("root digest "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("the build prints the root digest")
+        .to_string();
+    let summary = dir.path().join("summary.md");
+    let out = std::process::Command::new(repo().join("scripts/publish-root"))
+        .arg(dir.path().join("site"))
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .expect("publish-root");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), printed);
+    let text = std::fs::read_to_string(&summary).expect("summary");
+    assert!(text.contains(&format!("`{printed}`")), "{text}");
+    assert!(text.contains(&format!("--expect-root {printed}")), "{text}");
+}
+
+fn copy(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
 }
 
 #[test]

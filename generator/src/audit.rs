@@ -1,8 +1,10 @@
-//! `receipts verify` on a built site: every file against `SHA256SUMS`, the
-//! records against `data/SHA256SUMS`, the in-toto statement against both,
-//! then every receipt recomputed from the published records.
+//! `receipts verify` on a built site: the records and assets against
+//! `SHA256SUMS` and `data/SHA256SUMS` (the checks of the verification
+//! core's [`ManifestCheck`]), then the whole site rendered again from its own
+//! `data/` and compared file by file, byte for byte, which recomputes every
+//! receipt and binds every page, the statement and the assets to the records
+//! and to the copies this binary ships.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -10,12 +12,12 @@ use rayon::prelude::*;
 
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{
-    parse_sums, SitePredicate, Statement, PREDICATE_TYPE, STATEMENT, STATEMENT_TYPE, SUMS,
+    is_listed, ManifestCheck, SitePredicate, Statement, ASSETS_DIR, DATA_DIR, RECORDS_SUMS,
+    STATEMENT, SUMS,
 };
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
-use crate::build::BuildError;
-use crate::data::DATA_DIR;
+use crate::build::{self, BuildError};
 use crate::error::{display_path, InputError};
 use crate::{gzip, load, validate, verification};
 
@@ -43,9 +45,11 @@ fn files(dir: &Path) -> Result<Vec<String>, InputError> {
     Ok(out)
 }
 
-/// Verifies the site in `dir`. Input errors (exit 2) only when the site is
-/// unusable: no `SHA256SUMS`, or records that cannot be read although every
-/// file matches its digest.
+/// Verifies the site in `dir`: the manifests, every page and file rendered
+/// again from the records and compared byte for byte, every receipt
+/// recomputed. `expect_root` is a pin already parsed. Input errors (exit 2)
+/// only when the site is unusable: no `SHA256SUMS`, or records that cannot
+/// be read although every file matches its digest.
 pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputError> {
     let sums_path = dir.join(SUMS);
     let sums_bytes = fs::read(&sums_path).map_err(|e| {
@@ -54,129 +58,93 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
             format!("cannot read it ({e}): not a site receipts built"),
         )
     })?;
-    let root_digest = sha256_hex(&sums_bytes);
-    let mut receipts = Vec::new();
-    if let Some(expected) = expect_root {
-        receipts.push(Receipt::new(
-            SUMS,
-            "root digest",
-            expected,
-            &root_digest,
-            expected == root_digest,
-        ));
-    }
+    let mut check = ManifestCheck::new(&sums_bytes, expect_root);
+    let root_digest = check.root_digest().to_string();
 
-    // Every file against SHA256SUMS.
+    // The files the manifests list: the records and the assets.
     let on_disk = files(dir)?;
-    let digests: BTreeMap<String, String> = on_disk
+    let data_prefix = format!("{DATA_DIR}/");
+    let read: Vec<(String, Result<Vec<u8>, String>)> = on_disk
         .par_iter()
-        .filter(|p| p.as_str() != SUMS)
-        .map(|p| {
-            (
-                p.clone(),
-                fs::read(dir.join(p))
-                    .map(|b| sha256_hex(&b))
-                    .unwrap_or_default(),
-            )
+        .filter(|p| p.starts_with(&data_prefix) || is_listed(p) || check.lists(p))
+        .map(|p| (p.clone(), fs::read(dir.join(p)).map_err(|e| e.to_string())))
+        .collect();
+    let records: Vec<(String, Result<String, String>)> = read
+        .par_iter()
+        .filter(|(p, _)| p.starts_with(&data_prefix) && p != RECORDS_SUMS)
+        .map(|(p, bytes)| {
+            let rel = gzip::record_path(&p[data_prefix.len()..]).to_string();
+            let digest = bytes.as_ref().map_err(String::clone).and_then(|b| {
+                if gzip::is_gzipped(Path::new(p)) {
+                    gzip::decompress(b, load::MAX_FILE_BYTES)
+                        .map(|r| sha256_hex(&r))
+                        .map_err(|e| format!("{p}: {e}"))
+                } else {
+                    Ok(sha256_hex(b))
+                }
+            });
+            (rel, digest)
         })
         .collect();
-    let listed = match std::str::from_utf8(&sums_bytes)
-        .map_err(|e| e.to_string())
-        .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
-    {
-        Ok(listed) => listed,
-        Err(e) => {
-            receipts.push(Receipt::new(
-                SUMS,
-                "manifest",
-                "a SHA256SUMS file",
-                e,
-                false,
-            ));
-            BTreeMap::new()
+    for (path, bytes) in &read {
+        if !is_listed(path) && !check.lists(path) {
+            continue;
         }
-    };
-    for (path, expected) in &listed {
-        match digests.get(path) {
-            Some(actual) => receipts.push(Receipt::new(
-                path,
-                "SHA-256 in SHA256SUMS",
-                expected,
-                actual,
-                actual == expected,
-            )),
-            None => receipts.push(Receipt::new(
-                path,
-                "SHA-256 in SHA256SUMS",
-                expected,
-                "the file is missing",
-                false,
-            )),
+        let digest = bytes.as_ref().ok().map(|b| sha256_hex(b));
+        check.file(path, digest.as_deref());
+        if path == RECORDS_SUMS {
+            if let Ok(b) = bytes {
+                check.records_manifest(b);
+            }
         }
     }
-    for path in digests.keys().filter(|p| !listed.contains_key(*p)) {
-        receipts.push(Receipt::new(
-            path,
-            "listed in SHA256SUMS",
-            "not listed",
-            "a file of the site",
-            false,
-        ));
+    for (rel, digest) in &records {
+        check.record(rel, digest.as_deref().map_err(|e| e.as_str()));
     }
+    drop(read);
+    let manifests = check.finish(true);
+    let records_digest = manifests.records_digest.clone();
+    let mut receipts = manifests.receipts;
+    let failed_so_far = receipts.iter().any(|r| r.status == Status::Fail);
 
-    // The records manifest.
-    let data_sums = format!("{DATA_DIR}/{SUMS}");
-    let records_digest = fs::read(dir.join(&data_sums)).ok().map(|bytes| {
-        let text = String::from_utf8_lossy(&bytes);
-        match parse_sums(&text) {
-            Ok(records) => {
-                for (path, expected) in records {
-                    let site_path = format!("{DATA_DIR}/{path}");
-                    let actual = record_digest(dir, &digests, &site_path);
+    // Every page and file, rendered again from the records; every receipt recomputed.
+    let ours = env!("CARGO_PKG_VERSION");
+    let built_by = fs::read(dir.join(STATEMENT))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Statement<SitePredicate>>(&b).ok())
+        .map(|s| s.predicate.builder.version);
+    let found = match built_by.as_deref() {
+        Some(theirs) if theirs != ours => {
+            receipts.push(Receipt::unchecked(
+                STATEMENT,
+                "pages rendered from the records",
+                format!("built by receipts {theirs}"),
+                format!("receipts {ours} renders pages its own way: the pages were not compared; verify with receipts {theirs}"),
+            ));
+            records_only(dir)
+        }
+        _ => match build::rebuild(dir, &root_digest) {
+            Ok(rebuilt) => {
+                for d in &rebuilt.differences {
                     receipts.push(Receipt::new(
-                        &site_path,
-                        "SHA-256 in data/SHA256SUMS",
-                        &expected,
-                        &actual,
-                        actual == expected,
+                        &d.path,
+                        rendered_claim(&d.path),
+                        &d.found,
+                        &d.expected,
+                        false,
                     ));
                 }
+                Ok(rebuilt.receipts)
             }
-            Err(e) => receipts.push(Receipt::new(
-                &data_sums,
-                "manifest",
-                "a SHA256SUMS file",
-                e.to_string(),
-                false,
-            )),
-        }
-        sha256_hex(&bytes)
-    });
-
-    // The records, recomputed.
-    let failed_so_far = receipts.iter().any(|r| r.status == Status::Fail);
-    let records = load::load_records(dir, &dir.join(DATA_DIR))
-        .and_then(|corpus| validate::validate_published(&corpus).map(|()| corpus))
-        .and_then(|corpus| {
-            match verification::verify(&corpus, verification::Keep::All, None, |_| Ok(())) {
-                Ok(verified) => Ok(verified),
-                Err(BuildError::Input(e)) => Err(e),
-                Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
-            }
-        });
-    let mut tally_of_records = None;
-    match records {
-        Ok(verified) => {
-            let found: Vec<Receipt> = verified
-                .receipts()
-                .map(|r| Receipt {
-                    subject: format!("{DATA_DIR}/{}", r.subject),
-                    ..r.clone()
-                })
-                .collect();
-            tally_of_records = Some(Tally::of(&found));
-            receipts.extend(found);
-        }
+            Err(BuildError::Input(e)) => Err(e),
+            Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+        },
+    };
+    match found {
+        Ok(found) => receipts.extend(found.into_iter().map(|r| Receipt {
+            subject: format!("{DATA_DIR}/{}", r.subject),
+            ..r
+        })),
         // A tampered file that no longer parses is a failure like any other.
         Err(e) if failed_so_far => receipts.push(Receipt::new(
             &e.file,
@@ -188,15 +156,6 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
         Err(e) => return Err(e),
     }
 
-    // The statement against what was found.
-    statement(
-        dir,
-        &digests,
-        records_digest.as_deref(),
-        tally_of_records,
-        &mut receipts,
-    );
-
     Ok(SiteAudit {
         root_digest,
         records_digest,
@@ -205,99 +164,28 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     })
 }
 
-fn statement(
-    dir: &Path,
-    digests: &BTreeMap<String, String>,
-    records_digest: Option<&str>,
-    tally: Option<Tally>,
-    receipts: &mut Vec<Receipt>,
-) {
-    let parsed: Result<Statement<SitePredicate>, String> = fs::read(dir.join(STATEMENT))
-        .map_err(|e| e.to_string())
-        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
-    let s = match parsed {
-        Ok(s) => s,
-        Err(e) => {
-            receipts.push(Receipt::new(
-                STATEMENT,
-                "in-toto statement",
-                "a statement",
-                e,
-                false,
-            ));
-            return;
-        }
-    };
-    let type_ok = s.type_ == STATEMENT_TYPE && s.predicate_type == PREDICATE_TYPE;
-    receipts.push(Receipt::new(
-        STATEMENT,
-        "_type and predicateType",
-        format!("{} / {}", s.type_, s.predicate_type),
-        format!("{STATEMENT_TYPE} / {PREDICATE_TYPE}"),
-        type_ok,
-    ));
-    let named: BTreeSet<&str> = s.subject.iter().map(|x| x.name.as_str()).collect();
-    let expected: BTreeSet<&str> = digests
-        .keys()
-        .map(String::as_str)
-        .filter(|p| *p != STATEMENT)
-        .collect();
-    let wrong: Vec<&str> = s
-        .subject
-        .iter()
-        .filter(|x| digests.get(&x.name) != x.digest.get("sha256"))
-        .map(|x| x.name.as_str())
-        .chain(expected.difference(&named).copied())
-        .collect();
-    receipts.push(Receipt::new(
-        STATEMENT,
-        "subjects",
-        format!("{} files", s.subject.len()),
-        if wrong.is_empty() {
-            format!("{} files, every digest agrees", expected.len())
-        } else {
-            format!("differs for {}", wrong.join(", "))
-        },
-        wrong.is_empty(),
-    ));
-    if let Some(records) = records_digest {
-        receipts.push(Receipt::new(
-            STATEMENT,
-            "predicate.records_digest",
-            &s.predicate.records_digest,
-            records,
-            s.predicate.records_digest == records,
-        ));
-    }
-    if let Some(t) = tally {
-        let show = |t: &Tally| {
-            format!(
-                "{} pass, {} fail, {} could not check",
-                t.pass, t.fail, t.could_not_check
-            )
-        };
-        receipts.push(Receipt::new(
-            STATEMENT,
-            "predicate.verification",
-            show(&s.predicate.verification),
-            show(&t),
-            s.predicate.verification == t,
-        ));
+/// What a file that differs from its rendering claims to be.
+fn rendered_claim(path: &str) -> String {
+    if path.starts_with(&format!("{ASSETS_DIR}/")) {
+        format!("the copy receipts {} ships", env!("CARGO_PKG_VERSION"))
+    } else if path.starts_with(&format!("{DATA_DIR}/")) || path == SUMS {
+        "as the records publish it".to_string()
+    } else {
+        RENDERED.to_string()
     }
 }
 
-/// The SHA-256 of the record published at `site_path`, or of the record a
-/// gzipped `<site_path>.gz` holds; what went wrong otherwise.
-fn record_digest(dir: &Path, digests: &BTreeMap<String, String>, site_path: &str) -> String {
-    if let Some(digest) = digests.get(site_path) {
-        return digest.clone();
+/// The claim of a page (or another file rendered from the records) that is
+/// not what the records render to.
+pub const RENDERED: &str = "rendered from the records";
+
+/// Every receipt of the records under `data/`, without rendering the pages.
+fn records_only(dir: &Path) -> Result<Vec<Receipt>, InputError> {
+    let corpus = load::load_site(dir)?;
+    validate::validate_published(&corpus)?;
+    match verification::verify(&corpus, verification::Keep::All, None, |_| Ok(())) {
+        Ok(verified) => Ok(verified.receipts().cloned().collect()),
+        Err(BuildError::Input(e)) => Err(e),
+        Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
     }
-    let gz = format!("{site_path}{}", gzip::SUFFIX);
-    if !digests.contains_key(&gz) {
-        return "the file is missing".to_string();
-    }
-    fs::read(dir.join(&gz))
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| gzip::decompress(&bytes, load::MAX_FILE_BYTES))
-        .map_or_else(|e| format!("{gz}: {e}"), |bytes| sha256_hex(&bytes))
 }

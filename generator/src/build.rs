@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::{self, Builder, SitePredicate, STATEMENT, SUMS};
-use receipts_verifier::verify::{Status, Tally};
+use receipts_verifier::manifest::{self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS};
+use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use crate::cache::{self, RunCache};
 use crate::data;
@@ -23,8 +23,8 @@ use crate::pages;
 use crate::render::{Pin, Renderer, Theme, VerifyScope};
 use crate::site::{self, run_href};
 use crate::validate;
-use crate::verification;
-use crate::write::Staging;
+use crate::verification::{self, Keep};
+use crate::write::{Difference, Staging};
 use receipts_verifier::verify::Scope;
 
 /// Runs at or above this count get a progress bar.
@@ -59,7 +59,7 @@ pub struct BuildReport {
     pub runs: usize,
     pub pages: usize,
     pub files: usize,
-    /// Runs kept from the previous build: not verified or rendered again.
+    /// Runs whose verification was kept from the previous build.
     pub kept: usize,
     /// The size of the site, every file counted once.
     pub bytes: u64,
@@ -70,7 +70,9 @@ pub struct BuildReport {
     pub records_digest: String,
     pub tally: Tally,
     /// Every receipt that did not pass.
-    pub not_passing: Vec<receipts_verifier::verify::Receipt>,
+    pub not_passing: Vec<Receipt>,
+    /// Every receipt kept ([`rebuild`] keeps them all; a build none).
+    pub receipts: Vec<Receipt>,
 }
 
 impl BuildReport {
@@ -110,15 +112,117 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     timer.lap("load");
     validate::validate(&corpus)?;
     timer.lap("validate");
-
     let staging = Staging::new(&options.out)?;
-    let records_digest = data::publish(&corpus, &staging)?;
+    let (report, staging, fresh) =
+        render(&corpus, options, staging, None, Keep::NotPassing, timer)?;
+    let mut report = report;
+    let previous = staging.commit()?;
+    if let (Some(cache), Some((context, fresh))) = (&options.cache, fresh) {
+        cache.store(context, report.root_digest.clone(), fresh);
+    }
+    if options.background_cleanup {
+        previous.remove_in_background();
+    } else {
+        drop(previous);
+    }
+    let mut timer = Timer {
+        stages: std::mem::take(&mut report.stages),
+        last: Instant::now(),
+    };
+    timer.lap("commit");
+    report.stages = timer.stages;
+    Ok(report)
+}
+
+/// What rendering a built site again from its own `data/` found.
+pub struct Rebuilt {
+    pub report: BuildReport,
+    /// Every receipt of the records, passing or not.
+    pub receipts: Vec<Receipt>,
+    /// Every file of the site that is not what the records render to.
+    pub differences: Vec<Difference>,
+}
+
+/// Renders the site in `site` again from the records it publishes, with the
+/// root digest its `SHA256SUMS` has (`root_digest`), and compares every
+/// file with the site's, writing nothing.
+pub fn rebuild(site: &Path, root_digest: &str) -> Result<Rebuilt, BuildError> {
+    let timer = Timer {
+        stages: Vec::new(),
+        last: Instant::now(),
+    };
+    let corpus = load::load_site(site)?;
+    validate::validate_published(&corpus)?;
+    let options = BuildOptions {
+        root: site.to_path_buf(),
+        out: site.to_path_buf(),
+        quiet: true,
+        templates: None,
+        background_cleanup: false,
+        cache: None,
+        compress_records: data::records_gzipped(&corpus),
+    };
+    let staging = Staging::compare(site);
+    let (mut report, staging, _) = render(
+        &corpus,
+        &options,
+        staging,
+        Some(root_digest.to_string()),
+        Keep::All,
+        timer,
+    )?;
+    let receipts = std::mem::take(&mut report.receipts);
+    Ok(Rebuilt {
+        report,
+        receipts,
+        differences: staging.differences()?,
+    })
+}
+
+/// The root manifest `SHA256SUMS` of a site whose records manifest has
+/// `records_digest` and whose assets are `assets`: what the site is made
+/// from (see [`manifest::is_listed`]).
+pub fn root_manifest(records_digest: &str, assets: &[(String, Vec<u8>)]) -> String {
+    let mut listed: std::collections::BTreeMap<String, String> = assets
+        .iter()
+        .map(|(path, bytes)| (path.clone(), sha256_hex(bytes)))
+        .collect();
+    listed.insert(RECORDS_SUMS.to_string(), records_digest.to_string());
+    listed.insert(NOJEKYLL.to_string(), sha256_hex(b""));
+    manifest::format_sums(&listed)
+}
+
+/// Asks GitHub Pages to serve the site as it is (no Jekyll).
+const NOJEKYLL: &str = ".nojekyll";
+
+/// What a rebuild keeps for the next: its context and every run's verification.
+type Fresh = Option<(String, HashMap<String, cache::CachedRun>)>;
+
+/// Verifies, renders and writes `corpus` into `staging`, with the root
+/// digest the manifest gives, or `root_digest` when rendering a built site
+/// again.
+fn render(
+    corpus: &Corpus,
+    options: &BuildOptions,
+    staging: Staging,
+    root_digest: Option<String>,
+    keep: Keep,
+    mut timer: Timer,
+) -> Result<(BuildReport, Staging, Fresh), BuildError> {
+    let records_digest = data::publish(corpus, &staging)?;
     let theme = match &options.templates {
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
     };
-    let site_info = site::site_info(&corpus, &records_digest, options.compress_records);
-    let context = cache::context(&corpus, &site_info, &theme);
+    let sums = root_manifest(&records_digest, &theme.assets);
+    let root_digest = root_digest.unwrap_or_else(|| sha256_hex(sums.as_bytes()));
+    let site_info = site::site_info(
+        corpus,
+        &records_digest,
+        &root_digest,
+        options.compress_records,
+    );
+    let context = cache::context(corpus, &site_info, &theme);
     let kept = match &options.cache {
         Some(cache) => cache.usable(&context, staging.previous_manifest()),
         None => Arc::default(),
@@ -129,61 +233,45 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     // Each run's neighbours (its cell's other runs, the run replacing it), found once.
     let neighbours: Vec<site::Neighbours<'_>> =
         corpus.experiments.iter().map(site::neighbours).collect();
-    // A kept run's record and page are the previous site's, linked as they are.
-    let kept_runs = AtomicUsize::new(0);
-    let take = |loaded: &load::LoadedExperiment, index: usize, rel: &str| -> Result<bool> {
-        let page = run_href(&loaded.runs[index].id);
-        if !staging.reuse(&page, None)? {
-            return Ok(false);
-        }
-        if !data::reuse_record(&corpus, &staging, rel, options.compress_records)? {
-            staging.forget(&page)?;
-            return Ok(false);
-        }
-        progress.inc(1);
-        kept_runs.fetch_add(1, Ordering::Relaxed);
-        Ok(true)
-    };
     let reuse = options.cache.as_ref().map(|_| verification::Reuse {
         kept: &kept,
-        take: &take,
         fresh: Mutex::new(HashMap::new()),
+        hits: AtomicUsize::new(0),
     });
-    let verified = verification::verify(
-        &corpus,
-        verification::Keep::NotPassing,
-        reuse.as_ref(),
-        |pass| {
-            let rel = pass.loaded.run_path(&pass.run.id);
-            data::write_record(
-                &corpus,
-                &staging,
-                &rel,
-                pass.bytes,
-                options.compress_records,
-            )?;
-            run_page(
-                &corpus,
-                &renderer,
-                &staging,
-                &neighbours[pass.experiment],
-                &pass,
-                options.compress_records,
-            )?;
-            progress.inc(1);
-            Ok(())
-        },
-    )?;
+    let verified = verification::verify(corpus, keep, reuse.as_ref(), |pass| {
+        let rel = pass.loaded.run_path(&pass.run.id);
+        data::write_record(corpus, &staging, &rel, pass.bytes, options.compress_records)?;
+        run_page(
+            corpus,
+            &renderer,
+            &staging,
+            &neighbours[pass.experiment],
+            &pass,
+            options.compress_records,
+        )?;
+        progress.inc(1);
+        Ok(())
+    })?;
     progress.finish_and_clear();
-    let fresh = reuse.map(|r| r.fresh.into_inner().unwrap_or_else(|e| e.into_inner()));
+    let (kept_runs, fresh) = match reuse {
+        Some(r) => (
+            r.hits.into_inner(),
+            Some((
+                context,
+                r.fresh.into_inner().unwrap_or_else(|e| e.into_inner()),
+            )),
+        ),
+        None => (0, None),
+    };
     timer.lap("runs");
-    let pages = pages::render(&corpus, &verified, &renderer, &staging)? + run_count;
+    let pages = pages::render(corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
-    data::check_published(&corpus, &staging)?;
+    data::check_published(corpus, &staging)?;
     for (rel, bytes) in &theme.assets {
         staging.write(rel, bytes)?;
     }
-    staging.write(".nojekyll", b"")?;
+    staging.write(NOJEKYLL, b"")?;
+    staging.write(SUMS, sums.as_bytes())?;
     let tally = verified.tally();
     let not_passing: Vec<_> = verified
         .receipts()
@@ -195,40 +283,33 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             name: "receipts".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         },
+        root_digest: root_digest.clone(),
         records_digest: records_digest.clone(),
         verification: tally,
         not_passing: not_passing.clone(),
     };
     let statement = manifest::statement(&staging.digests(), predicate);
     staging.write(STATEMENT, &json_bytes(&statement)?)?;
-    let sums = manifest::format_sums(&staging.digests());
-    let root_digest = sha256_hex(sums.as_bytes());
-    staging.write(SUMS, sums.as_bytes())?;
-    let files = staging.files();
-    let bytes = staging.bytes();
-    let previous = staging.commit()?;
-    if let (Some(cache), Some(fresh)) = (&options.cache, fresh) {
-        cache.store(context, root_digest.clone(), fresh);
-    }
-    if options.background_cleanup {
-        previous.remove_in_background();
-    } else {
-        drop(previous);
-    }
     timer.lap("write");
-    Ok(BuildReport {
+    let receipts = match keep {
+        Keep::All => verified.receipts().cloned().collect(),
+        Keep::NotPassing => Vec::new(),
+    };
+    let report = BuildReport {
         experiments: corpus.experiments.len(),
         runs: run_count,
         pages,
-        files,
-        kept: kept_runs.into_inner(),
-        bytes,
+        files: staging.files(),
+        kept: kept_runs,
+        bytes: staging.bytes(),
         stages: timer.stages,
         root_digest,
         records_digest,
         tally,
         not_passing,
-    })
+        receipts,
+    };
+    Ok((report, staging, fresh))
 }
 
 fn json_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>> {
@@ -306,7 +387,7 @@ pub fn describe(report: &BuildReport, out: &Path) -> String {
     let t = report.tally;
     let kept = match report.kept {
         0 => String::new(),
-        n => format!("; {n} unchanged runs kept from the previous build"),
+        n => format!("; {n} unchanged runs kept their verification from the previous build"),
     };
     format!(
         "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} checked, {} pass, {} fail, {} could not be checked\nroot digest {} (SHA-256 of {SUMS})",

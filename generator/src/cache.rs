@@ -1,8 +1,9 @@
 //! What a rebuild may keep from the build before it (`receipts serve`): each
 //! run's verification, when neither the run's record nor anything else its
-//! verification and page read has changed. Such a run is not read, checked
-//! or rendered again, and its record and page are taken from the previous
-//! site as they are.
+//! verification read has changed. Such a run is not checked again; its
+//! record is read and its page rendered again (every page shows the root
+//! digest, which changes with any record), and a file whose bytes did not
+//! change is hard-linked from the previous site (see [`crate::write`]).
 //!
 //! A run's verification and page read its record and its *context*: the
 //! other records (experiment, tasks, objects, prices), which runs exist,
@@ -17,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use receipts_verifier::verify::{RunVerification, Tally};
+use receipts_verifier::verify::RunVerification;
 
 use crate::load::{Corpus, HARNESS_DIR, REGRESSIONS_DIR};
 use crate::render::Theme;
@@ -28,10 +29,8 @@ use crate::site::SiteInfo;
 pub struct CachedRun {
     /// The SHA-256 of the record it was verified from.
     pub digest: String,
-    /// The verification the build kept (without the checks' evidence).
+    /// The verification, with the checks' evidence its page shows.
     pub verification: RunVerification,
-    /// Every receipt the run's verification counted.
-    pub counted: Tally,
 }
 
 /// The runs of the last successful build, shared across rebuilds.
@@ -97,6 +96,7 @@ pub fn context(corpus: &Corpus, site: &SiteInfo, theme: &Theme) -> String {
     }
     let shown = SiteInfo {
         records_digest: String::new(),
+        root_digest: String::new(),
         ..site.clone()
     };
     field(&serde_json::to_vec(&shown).unwrap_or_default());

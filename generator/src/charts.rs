@@ -6,21 +6,7 @@
 
 use std::fmt::Write;
 
-/// Escapes text for SVG content and attributes.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::escape::html as esc;
 
 /// A chart's frame: size, margins and linear scales.
 struct Frame {

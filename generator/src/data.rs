@@ -14,7 +14,7 @@ use crate::site;
 use crate::write::Staging;
 
 /// Where the records are published inside the site.
-pub const DATA_DIR: &str = "data";
+pub use receipts_verifier::manifest::DATA_DIR;
 
 /// Where run record `rel` (its path under the records directory) is published.
 pub fn record_file(rel: &str, gzipped: bool) -> String {
@@ -38,18 +38,6 @@ pub fn write_record(
     staging.write_with_digest(&file, bytes, digest)
 }
 
-/// Takes run record `rel` from the previous site (see [`Staging::reuse`]);
-/// returns whether it did.
-pub fn reuse_record(corpus: &Corpus, staging: &Staging, rel: &str, gzipped: bool) -> Result<bool> {
-    // A gzipped record's file digest is not the record's.
-    let digest = if gzipped {
-        None
-    } else {
-        corpus.record_digests.get(rel).map(String::as_str)
-    };
-    staging.reuse(&record_file(rel, gzipped), digest)
-}
-
 /// Publishes the records under `data/`, mirroring `experiments/` byte for
 /// byte (harness and regression suites included), with their manifest `data/SHA256SUMS`; returns the records digest.
 /// The run records are written as each run is verified, and the manifest is
@@ -57,7 +45,6 @@ pub fn reuse_record(corpus: &Corpus, staging: &Staging, rel: &str, gzipped: bool
 /// digest before the runs are read again; [`check_published`] then
 /// holds the published files to it.
 pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
-    let src = &corpus.records_dir;
     let mut files: Vec<String> = Vec::new();
     files.extend(
         corpus
@@ -84,21 +71,40 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
             files.push(s.benchmark_path());
         }
     }
+    // The showcase and the documents, so that every page can be made again from data/.
+    files.extend(
+        corpus
+            .record_digests
+            .keys()
+            .filter(|rel| {
+                [load::SHOWCASE_DIR, load::DOCS_DIR]
+                    .iter()
+                    .any(|dir| rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
+            })
+            .cloned(),
+    );
     files.par_iter().try_for_each(|rel| -> Result<()> {
-        let bytes =
-            std::fs::read(src.join(rel)).with_context(|| format!("reading experiments/{rel}"))?;
+        let path = corpus.sources.file(rel);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let digest = sha256_hex(&bytes);
         if corpus.record_digests.get(rel) != Some(&digest) {
-            bail!("experiments/{rel} changed while the site was being built; build again");
+            bail!(
+                "{} changed while the site was being built; build again",
+                path.display()
+            );
         }
         staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), &bytes, digest)
     })?;
+    // Listed by the SHA-256 of their bytes, which in a forged site need not
+    // be the one they are named by (verifying it finds that out).
     corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
-        staging.write_with_digest(
-            &format!("{DATA_DIR}/{OBJECTS_DIR}/{digest}"),
-            bytes,
-            digest.clone(),
-        )
+        let rel = format!("{OBJECTS_DIR}/{digest}");
+        let read = corpus.record_digests.get(&rel).cloned();
+        let path = format!("{DATA_DIR}/{rel}");
+        match read {
+            Some(read) => staging.write_with_digest(&path, bytes, read),
+            None => staging.write(&path, bytes),
+        }
     })?;
     let sums = manifest::format_sums(&corpus.record_digests);
     staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
@@ -130,4 +136,19 @@ pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
         bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
     }
     Ok(())
+}
+
+/// Whether the run records of a built site's `data/` are gzipped (it was
+/// built with `--compress-records`): its first run record is.
+pub fn records_gzipped(corpus: &Corpus) -> bool {
+    corpus
+        .experiments
+        .iter()
+        .find_map(|e| e.runs.first().map(|r| e.run_path(&r.id)))
+        .is_some_and(|rel| {
+            corpus
+                .sources
+                .file(&format!("{rel}{}", gzip::SUFFIX))
+                .is_file()
+        })
 }

@@ -23,6 +23,37 @@ pub fn is_safe_url(url: &str) -> bool {
     }
 }
 
+/// How deeply Markdown may nest (block quotes, lists, emphasis, …).
+/// Sanitizing HTML nested hundreds of thousands deep takes minutes; no
+/// document needs more than a few levels.
+pub const MAX_NESTING: usize = 100;
+
+/// Where `markdown` first nests deeper than [`MAX_NESTING`]: its line, if it does.
+pub fn too_deep(markdown: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
+        match event {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let line = markdown.as_bytes()[..range.start.min(markdown.len())]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count();
+                    return Some(line + 1);
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
+}
+
 /// Renders Markdown to HTML that holds no markup from the source.
 pub fn render(markdown: &str) -> String {
     render_below(markdown, 0)
@@ -35,9 +66,7 @@ pub fn render_below(markdown: &str, levels: usize) -> String {
     let shift = |level: HeadingLevel| {
         HeadingLevel::try_from((level as usize + levels).min(6)).unwrap_or(HeadingLevel::H6)
     };
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
-    let events = Parser::new_ext(markdown, options).map(|event| match event {
+    let events = Parser::new_ext(markdown, options()).map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         Event::Start(Tag::Link {
             link_type,
@@ -108,6 +137,18 @@ mod tests {
         assert!(!html.to_lowercase().contains("javascript"), "{html}");
         assert!(html.contains("https://example.org"));
         assert!(html.contains("page.html"));
+    }
+
+    #[test]
+    fn nesting_is_bounded_and_found_quickly() {
+        assert_eq!(too_deep("> a\n>> b\n\n- x\n  - y\n"), None);
+        let ok = format!("{} x\n", ">".repeat(MAX_NESTING - 2));
+        assert_eq!(too_deep(&ok), None);
+        let start = std::time::Instant::now();
+        let deep = format!("# Title\n\n{} x\n", ">".repeat(200_000));
+        assert_eq!(too_deep(&deep), Some(3));
+        // Linear: a fraction of a second even in a debug build.
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
     }
 
     #[test]

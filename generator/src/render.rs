@@ -190,7 +190,7 @@ pub struct VerifyScope {
     /// The files to fetch, relative to the site root, space-separated; empty
     /// for "every file the scope needs".
     pub files: String,
-    /// The file whose digest the page states, when not `data/SHA256SUMS`.
+    /// The record whose digest the page states beside the root digest, if any.
     pub pin: Option<Pin>,
 }
 
@@ -203,17 +203,16 @@ impl VerifyScope {
         }
     }
 
-    /// The page states the digest of `pin` (a run page, its record's)
-    /// instead of the records digest.
+    /// The page states the digest of `pin` (a run page, its record's) too.
     pub fn pinned(mut self, pin: Pin) -> VerifyScope {
         self.pin = Some(pin);
         self
     }
 }
 
-/// A file whose SHA-256 a page states in its footer and its Verify control
-/// checks: the records manifest `data/SHA256SUMS` on most pages, the run's
-/// own record on a run page, so that a run page changes only when its run does.
+/// A record whose SHA-256 a page of one record (a run, a harness run, a
+/// skill edit) states in its footer, beside the root digest every page
+/// states; its Verify control checks both.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pin {
     /// The name the footer gives the digest ("Records digest").
@@ -232,26 +231,10 @@ pub struct Pin {
 fn escape_html(out: &mut Output, state: &State, value: &Value) -> Result<(), Error> {
     match value.as_str() {
         Some(text) if state.auto_escape() == AutoEscape::Html && !value.is_safe() => {
-            write_escaped(out, text).map_err(Error::from)
+            crate::escape::write_html(out, text).map_err(Error::from)
         }
         _ => minijinja::escape_formatter(out, state, value),
     }
-}
-
-fn write_escaped(out: &mut Output, text: &str) -> std::fmt::Result {
-    let mut rest = text;
-    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-        out.write_str(&rest[..at])?;
-        out.write_str(match rest.as_bytes()[at] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => "&#x27;",
-        })?;
-        rest = &rest[at + 1..];
-    }
-    out.write_str(rest)
 }
 
 /// The Subresource Integrity values every page carries for the verifier.
@@ -308,14 +291,8 @@ impl Renderer {
         context: C,
     ) -> Result<String> {
         let root = "../".repeat(path.matches('/').count());
-        let pin = verify.pin.clone().unwrap_or_else(|| Pin {
-            label: "Records digest".to_string(),
-            path: "data/SHA256SUMS".to_string(),
-            digest: self.site.records_digest.clone(),
-            gzipped: false,
-        });
         let ctx = minijinja::context! {
-            pin => Value::from_serialize(&pin),
+            pin => Value::from_serialize(&verify.pin),
             root => root,
             page => path,
             site => Value::from_serialize(&self.site),

@@ -12,8 +12,14 @@ use receipts_verifier::verify::assemble_report;
 use crate::error::InputError;
 use crate::load::{read_run, Corpus, OBJECTS_DIR, TASKS_DIR};
 
-/// The report of run `run_id`, with the records it needs verbatim.
-pub fn export(corpus: &Corpus, run_id: &str) -> Result<Report, InputError> {
+/// The report of run `run_id`, with the records it needs verbatim, anchored
+/// to the site's manifests: `site_sums`, the `SHA256SUMS` of the built site
+/// the corpus was read from, or else the one a build of it would write.
+pub fn export(
+    corpus: &Corpus,
+    run_id: &str,
+    site_sums: Option<&str>,
+) -> Result<Report, InputError> {
     let found = corpus.experiments.iter().find_map(|e| {
         e.runs
             .iter()
@@ -59,7 +65,14 @@ pub fn export(corpus: &Corpus, run_id: &str) -> Result<Report, InputError> {
             .map_err(|e| InputError::new(&name, e.to_string()))?;
         files.insert(path, bytes);
     }
-    let records_digest = sha256_hex(format_sums(&corpus.record_digests).as_bytes());
-    assemble_report(&files, &loaded.dir, run_id, &records_digest)
+    let records_sums = format_sums(&corpus.record_digests);
+    let sums = match site_sums {
+        Some(sums) => sums.to_string(),
+        None => crate::build::root_manifest(
+            &sha256_hex(records_sums.as_bytes()),
+            &crate::render::Theme::embedded().assets,
+        ),
+    };
+    assemble_report(&files, &loaded.dir, run_id, &sums, &records_sums)
         .map_err(|e| InputError::new(corpus.records_name.clone(), e))
 }

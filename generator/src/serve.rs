@@ -79,12 +79,7 @@ impl Shared {
     }
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::escape::html as escape;
 
 const RELOAD_JS: &str = r#"// Reloads the page when the site is rebuilt; shows a failed rebuild's error.
 (function () {
@@ -189,7 +184,55 @@ fn app(shared: Arc<Shared>) -> Router {
         )
         .fallback_service(files.not_found_service(get(not_found).with_state(shared.clone())))
         .layer(middleware::from_fn_with_state(shared.clone(), inject))
+        .layer(middleware::from_fn(check_host))
         .with_state(shared)
+}
+
+/// Whether a request's `Host` names this machine by address or as
+/// `localhost`. A web page on another site can make a browser send requests
+/// to a name it controls that resolves to 127.0.0.1 (DNS rebinding); such a
+/// request carries that name, and is refused.
+pub fn host_allowed(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        // [v6]:port
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, port)) => {
+                return v6.parse::<std::net::Ipv6Addr>().is_ok()
+                    && (port.is_empty() || port.strip_prefix(':').is_some_and(is_port))
+            }
+            None => return false,
+        },
+        None => match host.rsplit_once(':') {
+            Some((name, port)) if is_port(port) => name,
+            Some(_) => return false,
+            None => host,
+        },
+    };
+    let name = name.to_ascii_lowercase();
+    name.parse::<std::net::Ipv4Addr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+}
+
+fn is_port(port: &str) -> bool {
+    !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Refuses requests whose `Host` is not this machine's address or `localhost`.
+async fn check_host(request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()));
+    match host {
+        Some(host) if host_allowed(host) => next.run(request).await,
+        _ => (
+            StatusCode::MISDIRECTED_REQUEST,
+            "receipts serve answers only requests for localhost or an IP address\n",
+        )
+            .into_response(),
+    }
 }
 
 /// Whether a file-system event changes content (reads, which the build
@@ -283,4 +326,37 @@ pub fn serve(options: ServeOptions) -> Result<()> {
             .await
             .context("serving")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_names_and_addresses_are_answered() {
+        for ok in [
+            "127.0.0.1:8000",
+            "127.0.0.1",
+            "localhost:8000",
+            "LOCALHOST",
+            "app.localhost:1",
+            "[::1]:8000",
+            "[::1]",
+            "192.168.1.5:8000",
+        ] {
+            assert!(host_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example:8000",
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io:8000",
+            "[::1",
+            "[::1]x",
+            "localhost:80a",
+            "",
+        ] {
+            assert!(!host_allowed(bad), "{bad}");
+        }
+    }
 }

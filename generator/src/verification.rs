@@ -3,6 +3,7 @@
 //! beside every recorded value; `receipts verify` re-runs it on a built site.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -87,12 +88,10 @@ pub struct RunPass<'a> {
 pub struct Reuse<'a> {
     /// By record path under the records directory.
     pub kept: &'a HashMap<String, CachedRun>,
-    /// Takes a kept run's published files (record and page) from the
-    /// previous site; `false` when it cannot, and the run is verified anew.
-    #[allow(clippy::type_complexity)]
-    pub take: &'a (dyn Fn(&LoadedExperiment, usize, &str) -> anyhow::Result<bool> + Sync),
     /// Every run of this build, as the next may keep it.
     pub fresh: Mutex<HashMap<String, CachedRun>>,
+    /// How many runs kept their verification.
+    pub hits: AtomicUsize,
 }
 
 /// Verifies every run, in parallel: each record is read again (it must be
@@ -121,18 +120,20 @@ where
             .map(|index| {
                 let rel = loaded.run_path(&loaded.runs[index].id);
                 let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
-                if let Some(reuse) = reuse {
-                    if let Some(hit) = reuse.kept.get(&rel).filter(|c| c.digest == digest) {
-                        if (reuse.take)(loaded, index, &rel)? {
-                            let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
-                            fresh.insert(rel, hit.clone());
-                            return Ok((hit.verification.clone(), hit.counted));
-                        }
-                    }
-                }
                 let (run, bytes) = read_run(corpus, loaded, index)?;
                 validate::run(corpus, loaded, &ids, &run)?;
-                let mut verification = input.verify_run(&inputs, &run);
+                let hit = reuse
+                    .and_then(|r| r.kept.get(&rel))
+                    .filter(|c| c.digest == digest);
+                let mut verification = match hit {
+                    Some(cached) => {
+                        if let Some(reuse) = reuse {
+                            reuse.hits.fetch_add(1, Ordering::Relaxed);
+                        }
+                        cached.verification.clone()
+                    }
+                    None => input.verify_run(&inputs, &run),
+                };
                 visit(RunPass {
                     experiment,
                     loaded,
@@ -141,20 +142,19 @@ where
                     bytes: &bytes,
                     verification: &verification,
                 })?;
+                if let Some(reuse) = reuse {
+                    let cached = CachedRun {
+                        digest,
+                        verification: verification.clone(),
+                    };
+                    let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
+                    fresh.insert(rel, cached);
+                }
                 verification.checks = Vec::new();
                 let counted = Tally::of(&verification.receipts);
                 if keep == Keep::NotPassing {
                     verification.receipts.retain(|r| r.status != Status::Pass);
                     verification.receipts.shrink_to_fit();
-                }
-                if let Some(reuse) = reuse {
-                    let cached = CachedRun {
-                        digest,
-                        verification: verification.clone(),
-                        counted,
-                    };
-                    let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
-                    fresh.insert(rel, cached);
                 }
                 Ok((verification, counted))
             })

@@ -2,55 +2,81 @@
 //! output and moved into place only when every file was written. A failed
 //! build leaves the previous site as it was.
 //!
-//! A file whose bytes the previous site already holds, untouched since that
-//! site was built, is hard-linked from it instead of written: creating a file
-//! costs far more than linking one on many filesystems, and a rebuild after a
-//! small change (`receipts serve`) leaves most files as they were.
+//! A file whose bytes the previous site already holds (the same SHA-256,
+//! read from the file itself) is hard-linked from it instead of written:
+//! creating a file costs far more than linking one on many filesystems, and
+//! a rebuild after a small change (`receipts serve`) leaves most files as
+//! they were.
+//!
+//! The same pipeline also renders a built site again without writing
+//! anything ([`Staging::compare`]): each file is compared with the site's,
+//! which is how `receipts verify` binds every page to the records.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
 
-/// A site being written.
+use receipts_verifier::digest::sha256_hex;
+
+/// A site being written, or rendered again to be compared with a built one.
 pub struct Staging {
-    dir: tempfile::TempDir,
-    out: PathBuf,
+    target: Target,
     /// The SHA-256 of every file written, by site path.
     digests: Mutex<BTreeMap<String, String>>,
-    /// The site being replaced, when its manifest could be read.
-    previous: Option<Previous>,
     /// The bytes of every file written or linked so far.
     bytes: AtomicU64,
 }
 
+enum Target {
+    Write {
+        dir: tempfile::TempDir,
+        out: PathBuf,
+        /// The site being replaced, when its manifest could be read.
+        previous: Option<Previous>,
+    },
+    Compare {
+        site: PathBuf,
+        differences: Mutex<Vec<Difference>>,
+    },
+}
+
+/// A file of a built site that is not what rendering its records gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// Relative to the site, `/`-separated.
+    pub path: String,
+    /// What the site holds there.
+    pub found: String,
+    /// What rendering the records gives.
+    pub expected: String,
+}
+
 /// What the site being replaced says it holds.
 struct Previous {
-    /// Its files' digests, from its `SHA256SUMS`.
+    /// Its files' digests, from its statement or manifest.
     sums: BTreeMap<String, String>,
-    /// When that manifest was written: a file changed since (or in the
-    /// same clock tick) is not reused.
-    written: SystemTime,
-    /// The SHA-256 of that manifest.
+    /// The SHA-256 of its `SHA256SUMS`.
     digest: String,
 }
 
 impl Previous {
     fn read(out: &Path) -> Option<Previous> {
-        let path = out.join(receipts_verifier::manifest::SUMS);
-        let written = fs::metadata(&path).and_then(|m| m.modified()).ok()?;
-        let text = fs::read_to_string(&path).ok()?;
-        let sums = receipts_verifier::manifest::parse_sums(&text).ok()?;
-        let digest = receipts_verifier::digest::sha256_hex(text.as_bytes());
+        use receipts_verifier::manifest::{SitePredicate, Statement, STATEMENT, SUMS};
+        let sums = fs::read(out.join(SUMS)).ok()?;
+        let statement: Statement<SitePredicate> =
+            serde_json::from_slice(&fs::read(out.join(STATEMENT)).ok()?).ok()?;
         Some(Previous {
-            sums,
-            written,
-            digest,
+            sums: statement
+                .subject
+                .into_iter()
+                .filter_map(|s| Some((s.name, s.digest.get("sha256")?.clone())))
+                .collect(),
+            digest: sha256_hex(&sums),
         })
     }
 }
@@ -75,104 +101,71 @@ impl Staging {
             .tempdir_in(&parent)
             .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
         Ok(Staging {
-            dir,
-            out: out.to_path_buf(),
+            target: Target::Write {
+                dir,
+                out: out.to_path_buf(),
+                previous,
+            },
             digests: Mutex::new(BTreeMap::new()),
-            previous,
             bytes: AtomicU64::new(0),
         })
     }
 
-    pub fn path(&self) -> &Path {
-        self.dir.path()
+    /// Renders into nothing: every file is compared with the one at the
+    /// same path in `site` (see [`Staging::differences`]).
+    pub fn compare(site: &Path) -> Staging {
+        Staging {
+            target: Target::Compare {
+                site: site.to_path_buf(),
+                differences: Mutex::new(Vec::new()),
+            },
+            digests: Mutex::new(BTreeMap::new()),
+            bytes: AtomicU64::new(0),
+        }
     }
 
     /// Writes one file of the site; `rel` is `/`-separated.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
-        self.write_with_digest(rel, bytes, receipts_verifier::digest::sha256_hex(bytes))
+        self.write_with_digest(rel, bytes, sha256_hex(bytes))
     }
 
     /// Writes one file whose SHA-256 the caller already knows.
     pub fn write_with_digest(&self, rel: &str, bytes: &[u8], digest: String) -> Result<()> {
-        let path = self.dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        if !self.link_unchanged(rel, &digest, Some(bytes.len() as u64), &path) {
-            fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        match &self.target {
+            Target::Write { dir, out, previous } => {
+                let path = dir.path().join(rel);
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent)
+                        .with_context(|| format!("creating {}", parent.display()))?;
+                }
+                if !link_unchanged(previous.as_ref(), out, rel, &digest, &path) {
+                    fs::write(&path, bytes)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+            }
+            Target::Compare { site, differences } => {
+                if let Some(d) = difference(site, rel, bytes) {
+                    differences
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(d);
+                }
+            }
         }
         self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        self.record(rel, digest);
+        self.digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(rel.to_string(), digest);
         Ok(())
     }
 
     /// The SHA-256 of the manifest of the site being replaced, when it has one.
     pub fn previous_manifest(&self) -> Option<&str> {
-        self.previous.as_ref().map(|p| p.digest.as_str())
-    }
-
-    /// Takes the file at `rel` from the previous site, untouched since it
-    /// was built, without making it again; returns whether it did. The caller
-    /// knows the file would be the same (a rebuild that kept the run and its
-    /// page); `digest`, when given, must be the one the previous site lists.
-    pub fn reuse(&self, rel: &str, digest: Option<&str>) -> Result<bool> {
-        let Some(listed) = self.previous.as_ref().and_then(|p| p.sums.get(rel)) else {
-            return Ok(false);
-        };
-        if digest.is_some_and(|d| d != listed) {
-            return Ok(false);
+        match &self.target {
+            Target::Write { previous, .. } => previous.as_ref().map(|p| p.digest.as_str()),
+            Target::Compare { .. } => None,
         }
-        let path = self.dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        if !self.link_unchanged(rel, listed, None, &path) {
-            return Ok(false);
-        }
-        let len = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        self.bytes.fetch_add(len, Ordering::Relaxed);
-        self.record(rel, listed.clone());
-        Ok(true)
-    }
-
-    /// Takes back a file [`Staging::reuse`] took, to be written instead.
-    pub fn forget(&self, rel: &str) -> Result<()> {
-        let path = self.dir.path().join(rel);
-        let len = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        self.bytes.fetch_sub(len, Ordering::Relaxed);
-        fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
-        self.digests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(rel);
-        Ok(())
-    }
-
-    /// Hard-links the previous site's `rel` to `to` when the previous
-    /// manifest lists it with `digest` and the file (of `len` bytes, when
-    /// given) was not changed after the manifest was written.
-    fn link_unchanged(&self, rel: &str, digest: &str, len: Option<u64>, to: &Path) -> bool {
-        let Some(previous) = &self.previous else {
-            return false;
-        };
-        if previous.sums.get(rel).map(String::as_str) != Some(digest) {
-            return false;
-        }
-        let from = self.out.join(rel);
-        let Ok(meta) = fs::symlink_metadata(&from) else {
-            return false;
-        };
-        let untouched = meta.is_file()
-            && len.is_none_or(|n| n == meta.len())
-            && meta.modified().is_ok_and(|m| m < previous.written);
-        untouched && fs::hard_link(&from, to).is_ok()
-    }
-
-    fn record(&self, rel: &str, digest: String) {
-        self.digests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(rel.to_string(), digest);
     }
 
     /// The digests of every file written so far, by site path.
@@ -193,12 +186,47 @@ impl Staging {
         self.digests.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
+    /// What rendering the site again found ([`Staging::compare`]): every file
+    /// that differs, then every file of the site rendering did not make, by
+    /// path. Empty after [`Staging::new`].
+    pub fn differences(self) -> Result<Vec<Difference>> {
+        let Target::Compare { site, differences } = self.target else {
+            return Ok(Vec::new());
+        };
+        let mut out = differences.into_inner().unwrap_or_else(|e| e.into_inner());
+        let made: BTreeSet<String> = self
+            .digests
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_keys()
+            .collect();
+        for entry in walkdir::WalkDir::new(&site).sort_by_file_name() {
+            let entry = entry.with_context(|| format!("reading {}", site.display()))?;
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let rel = crate::error::display_path(&site, entry.path());
+            if !made.contains(&rel) {
+                out.push(Difference {
+                    path: rel,
+                    found: "a file".to_string(),
+                    expected: "no such file: the records do not make it".to_string(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
     /// Moves the staged site into place, replacing the previous one, which
     /// is returned to be deleted (when it is dropped, or by
     /// [`PreviousSite::remove_in_background`]).
     pub fn commit(self) -> Result<PreviousSite> {
-        let staged = self.dir.keep();
-        if self.out.exists() {
+        let Target::Write { dir, out, .. } = self.target else {
+            bail!("a site rendered to be compared is not written");
+        };
+        let staged = dir.keep();
+        if out.exists() {
             let parent = staged
                 .parent()
                 .map(Path::to_path_buf)
@@ -208,23 +236,125 @@ impl Staging {
                 .tempdir_in(&parent)
                 .context("creating a directory for the previous site")?;
             let old_site = old.path().join("site");
-            fs::rename(&self.out, &old_site).with_context(|| {
-                format!("moving the previous site {} aside", self.out.display())
-            })?;
-            if let Err(e) = fs::rename(&staged, &self.out) {
+            fs::rename(&out, &old_site)
+                .with_context(|| format!("moving the previous site {} aside", out.display()))?;
+            if let Err(e) = fs::rename(&staged, &out) {
                 // Put the previous site back before reporting.
-                let _ = fs::rename(&old_site, &self.out);
+                let _ = fs::rename(&old_site, &out);
                 let _ = fs::remove_dir_all(&staged);
                 return Err(e)
-                    .with_context(|| format!("moving the new site into {}", self.out.display()));
+                    .with_context(|| format!("moving the new site into {}", out.display()));
             }
             Ok(PreviousSite(Some(old)))
         } else {
-            fs::rename(&staged, &self.out)
-                .with_context(|| format!("moving the new site into {}", self.out.display()))?;
+            fs::rename(&staged, &out)
+                .with_context(|| format!("moving the new site into {}", out.display()))?;
             Ok(PreviousSite(None))
         }
     }
+}
+
+/// Hard-links the previous site's `rel` to `to` when the previous site
+/// lists it with `digest` and the file still holds bytes of that digest
+/// (read and hashed: a file edited in place keeps neither a new size nor a
+/// new modification time for certain).
+fn link_unchanged(
+    previous: Option<&Previous>,
+    out: &Path,
+    rel: &str,
+    digest: &str,
+    to: &Path,
+) -> bool {
+    let Some(previous) = previous else {
+        return false;
+    };
+    if previous.sums.get(rel).map(String::as_str) != Some(digest) {
+        return false;
+    }
+    let from = out.join(rel);
+    let is_file = fs::symlink_metadata(&from).is_ok_and(|m| m.is_file());
+    is_file
+        && fs::read(&from).is_ok_and(|bytes| sha256_hex(&bytes) == digest)
+        && fs::hard_link(&from, to).is_ok()
+}
+
+/// How the file at `rel` in `site` differs from `expected`, if it does: the
+/// first line that differs, with both versions of it.
+fn difference(site: &Path, rel: &str, expected: &[u8]) -> Option<Difference> {
+    let found = match fs::symlink_metadata(site.join(rel)) {
+        Ok(m) if m.is_file() => fs::read(site.join(rel)),
+        Ok(_) => Err(std::io::Error::other("not a regular file")),
+        Err(e) => Err(e),
+    };
+    let found = match found {
+        Ok(found) if found == expected => return None,
+        Ok(found) => found,
+        Err(e) => {
+            return Some(Difference {
+                path: rel.to_string(),
+                found: format!("no file ({e})"),
+                expected: format!("{} bytes", expected.len()),
+            })
+        }
+    };
+    let (line, a, b) = first_difference(&found, expected);
+    Some(Difference {
+        path: rel.to_string(),
+        found: format!("line {line}: {a}"),
+        expected: format!("line {line}: {b}"),
+    })
+}
+
+/// The first line (1-based) at which `found` and `expected` differ, and that
+/// line of each, shortened around the first differing byte.
+pub fn first_difference(found: &[u8], expected: &[u8]) -> (usize, String, String) {
+    let at = found
+        .iter()
+        .zip(expected)
+        .position(|(a, b)| a != b)
+        .unwrap_or(found.len().min(expected.len()));
+    let line = found[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = found[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let excerpt = |bytes: &[u8]| {
+        let end = bytes[start.min(bytes.len())..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |p| start + p);
+        let text = String::from_utf8_lossy(&bytes[start.min(bytes.len())..end]);
+        shorten(&text, at - start)
+    };
+    if at >= found.len() && found.len() < expected.len() {
+        return (line, "(the file ends here)".to_string(), excerpt(expected));
+    }
+    if at >= expected.len() && expected.len() < found.len() {
+        return (line, excerpt(found), "(the file ends here)".to_string());
+    }
+    (line, excerpt(found), excerpt(expected))
+}
+
+/// `text` cut to about 160 characters around byte `at`.
+fn shorten(text: &str, at: usize) -> String {
+    const SPAN: usize = 80;
+    let mut from = at.saturating_sub(SPAN);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (at + SPAN).min(text.len());
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    out.push_str(&text[from..to]);
+    if to < text.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// The site a commit replaced, moved aside into a directory beside the

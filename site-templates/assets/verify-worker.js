@@ -4,19 +4,44 @@
 "use strict";
 
 var ready = null;
-function init(url, integrity) {
+function init(job) {
   if (!ready) {
-    // Streaming compilation: the Response goes to WebAssembly.instantiateStreaming.
-    ready = wasm_bindgen({ module_or_path: fetch(url, { integrity: integrity }) });
+    ready = job.wasmBytes
+      // The standalone verifier hands over its own bytes (it may be opened from disk).
+      ? WebAssembly.compile(job.wasmBytes).then(function (module) { return wasm_bindgen({ module_or_path: module }); })
+      // Streaming compilation: the Response goes to WebAssembly.instantiateStreaming.
+      : wasm_bindgen({ module_or_path: fetch(job.wasm, { integrity: job.wasmIntegrity }) });
   }
   return ready;
 }
 
+// Where the site's files come from: fetched from the site's address, or,
+// in the standalone verifier, a folder or zip file the reader picked
+// (`job.source`: path relative to the site → bytes).
+var source = null;
+var sourceBase = null;
 function get(url) {
+  if (source) {
+    var rel = url.indexOf(sourceBase) === 0 ? decodeURIComponent(url.slice(sourceBase.length)) : url;
+    var bytes = source[rel];
+    return bytes ? Promise.resolve(bytes) : Promise.reject(new Error(rel + " is not in the files picked"));
+  }
   return fetch(url, { cache: "no-store" }).then(function (r) {
     if (!r.ok) throw new Error(r.status + " " + r.statusText + " for " + url);
     return r.arrayBuffer();
   }).then(function (b) { return new Uint8Array(b); });
+}
+
+// Fetches `path` of the site at `base`: `{ path, bytes }`. With
+// `gzFallback`, a run record missing as `path` is fetched as `path.gz`
+// (the standalone verifier does not know whether a site gzipped them).
+function getPath(base, path, gzFallback) {
+  var found = function (p) { return function (bytes) { return { path: p, bytes: bytes }; }; };
+  var plain = get(new URL(path, base).href).then(found(path));
+  if (!gzFallback || !RUN_RECORD.test(path.slice(5))) return plain;
+  return plain.catch(function () {
+    return get(new URL(path + GZ, base).href).then(found(path + GZ));
+  });
 }
 
 // A record published gzipped (`receipts build --compress-records`) is
@@ -44,10 +69,6 @@ function addRecord(bundle, path, bytes, then) {
   });
 }
 
-function receipt(subject, claim, recorded, recomputed, pass) {
-  return { subject: subject, claim: claim, status: pass ? "pass" : "fail", recorded: recorded, recomputed: recomputed };
-}
-
 function tally(receipts) {
   var t = { pass: 0, fail: 0, could_not_check: 0 };
   receipts.forEach(function (r) { t[r.status] += 1; });
@@ -55,15 +76,15 @@ function tally(receipts) {
 }
 
 // Fetches `paths` with a few requests in flight, calling `each(path, bytes)` in order of arrival.
-function fetchAll(base, paths, each, onProgress) {
+function fetchAll(base, paths, each, onProgress, gzFallback) {
   var next = 0, done = 0, inFlight = 4;
   return new Promise(function (resolve, reject) {
     if (!paths.length) return resolve();
     function start() {
       if (next >= paths.length) return;
       var path = paths[next++];
-      get(new URL(path, base).href).then(function (bytes) {
-        return each(path, bytes);
+      getPath(base, path, gzFallback).then(function (got) {
+        return each(got.path, got.bytes);
       }, function () {
         return each(path, null);
       }).then(function () {
@@ -87,62 +108,89 @@ function progress(done, total) {
   }
 }
 
+// The records a scope verifies, as data/SHA256SUMS names them: every
+// record, or one experiment's with the tasks and objects.
+function inScope(scope, rel) {
+  if (scope.scope === "all") return true;
+  if (scope.scope !== "experiment") return false;
+  return rel.indexOf(scope.experiment + "/") === 0 || rel.indexOf("tasks/") === 0 || rel.indexOf("objects/") === 0;
+}
+
+// Where record `rel` is published: an experiment's run records are gzipped
+// in a site built with --compress-records.
+var RUN_RECORD = /^[^/]+\/runs\/[^/]+\.json$/;
+function published(rel, gzipped) {
+  return "data/" + rel + (gzipped && RUN_RECORD.test(rel) ? GZ : "");
+}
+
+// Verifies a site: the manifest checks of the verification core (each
+// record against data/SHA256SUMS, data/SHA256SUMS and the assets against
+// SHA256SUMS, SHA256SUMS against the pin, the digests the page shows), then
+// every receipt of the records in scope recomputed.
 function verifySite(job) {
-  var receipts = [];
   var bundle = new wasm_bindgen.Bundle();
-  var result = {};
+  var manifests = null;
+  var pin = job.expectRoot === null ? null : wasm_bindgen.parse_pin(job.expectRoot);
+  var shownRecord = null;
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
-    var sumsText = new TextDecoder().decode(sumsBytes);
-    result.root_digest = wasm_bindgen.sha256_hex(sumsBytes);
-    if (job.expectRoot) {
-      receipts.push(receipt("SHA256SUMS", "root digest", job.expectRoot, result.root_digest, job.expectRoot === result.root_digest));
-    }
-    var sums = JSON.parse(wasm_bindgen.parse_sums(sumsText));
-    var s = job.scope;
-    var paths = job.files ? job.files.slice() : Object.keys(sums).filter(function (p) {
-      if (s.scope === "all") return true;
-      if (s.scope !== "experiment") return false;
-      // One experiment: its records, the tasks and the objects.
-      return p.indexOf("data/" + s.experiment + "/") === 0 || p.indexOf("data/tasks/") === 0 || p.indexOf("data/objects/") === 0;
-    });
-    ["data/SHA256SUMS", job.page, job.pin && job.pin.path].forEach(function (p) {
-      if (p && paths.indexOf(p) < 0) paths.push(p);
-    });
-    paths.sort();
-    return fetchAll(job.base, paths, function (path, bytes) {
-      var listed = sums[path];
-      if (bytes === null) {
-        receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", "the file could not be fetched", false));
-        return;
+    manifests = new wasm_bindgen.Manifests(sumsBytes, pin);
+    var listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
+    return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
+      manifests.file("data/SHA256SUMS", bytes);
+      var records = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(bytes)));
+      var paths = job.files ? job.files.filter(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; })
+        : Object.keys(records).filter(function (rel) { return inScope(job.scope, rel); }).map(function (rel) { return published(rel, job.gzipped); });
+      // Verifying the whole site also checks the code it ships.
+      if (job.scope.scope === "all" && !job.files) {
+        Object.keys(listed).forEach(function (p) { if (p.indexOf("data/") !== 0) paths.push(p); });
       }
-      var actual = wasm_bindgen.sha256_hex(bytes);
-      receipts.push(receipt(path, "SHA-256 in SHA256SUMS", listed || "not listed", actual, listed === actual));
-      // The page states a digest: of the file, or of the record a gzipped file holds.
-      function pinned(p, b) {
-        if (!job.pin || p !== job.pin.path) return;
-        var digest = b === bytes ? actual : wasm_bindgen.sha256_hex(b);
-        receipts.push(receipt(p, "digest shown on the page", job.pin.digest, digest, digest === job.pin.digest));
-      }
-      if (path.indexOf("data/") !== 0 || path === "data/SHA256SUMS") {
-        pinned(path, bytes);
-        return null;
-      }
-      var added = addRecord(bundle, path, bytes, pinned);
-      return added && added.catch(function (e) {
-        receipts.push(receipt(path, "a gzip file", "a record, gzipped", e.message, false));
-      });
-    }, function (done, total) {
-      progress(done, total);
+      paths.sort();
+      return fetchAll(job.base, paths, function (path, fetched) {
+        if (path.indexOf("data/") !== 0) {
+          manifests.file(path, fetched === null ? undefined : fetched);
+          return null;
+        }
+        var rel = path.slice(5);
+        if (path.slice(-GZ.length) === GZ) rel = rel.slice(0, -GZ.length);
+        if (fetched === null) {
+          manifests.record(rel, undefined, undefined);
+          return null;
+        }
+        var added = addRecord(bundle, path, fetched, function (p, record) {
+          manifests.record(rel, record, undefined);
+          if (job.pin && job.pin.path === path) shownRecord = wasm_bindgen.sha256_hex(record);
+        });
+        return added && added.catch(function (e) {
+          manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
+        });
+      }, function (done, total) {
+        progress(done, total);
+      }, job.gzipped === null || job.gzipped === undefined);
     });
   }).then(function () {
+    if (!job.shipped) return null;
+    // The standalone verifier holds the site's code to its own copies, for
+    // a site built by its version (the statement names the builder).
+    return get(new URL("statement.intoto.json", job.base).href).then(function (bytes) {
+      var builder = JSON.parse(new TextDecoder().decode(bytes)).predicate.builder;
+      return builder && typeof builder.version === "string" ? builder.version : undefined;
+    }).catch(function () {
+      return undefined;
+    }).then(function (builtBy) {
+      manifests.against_shipped(JSON.stringify(job.shipped.assets), builtBy, job.shipped.version);
+    });
+  }).then(function () {
+    var root = manifests.root_digest();
+    if (job.shownRoot) manifests.shown(job.page, "SHA256SUMS", job.shownRoot, root);
+    if (job.pin && job.pin.path) manifests.shown(job.page, job.pin.path, job.pin.digest, shownRecord || "the record could not be read");
+    var checked = JSON.parse(manifests.finish(job.scope.scope === "all" && !job.files));
+    var receipts = checked.receipts;
     var recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
     recomputed.receipts.forEach(function (r) {
       r.subject = "data/" + r.subject;
       receipts.push(r);
     });
-    result.receipts = receipts;
-    result.tally = tally(receipts);
-    return forPage(result);
+    return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts) });
   });
 }
 
@@ -160,28 +208,46 @@ function forPage(result) {
 
 function exportReport(job) {
   var bundle = new wasm_bindgen.Bundle();
-  // The report names the records digest: the SHA-256 of data/SHA256SUMS.
-  var recordsDigest = "";
-  return fetchAll(job.base, job.files.concat(["data/SHA256SUMS"]), function (path, bytes) {
+  // The report carries the site's two manifests, which anchor it to the root digest.
+  var manifests = { "SHA256SUMS": null, "data/SHA256SUMS": null };
+  return fetchAll(job.base, job.files.concat(Object.keys(manifests)), function (path, bytes) {
     if (bytes === null) return;
-    if (path === "data/SHA256SUMS") recordsDigest = wasm_bindgen.sha256_hex(bytes);
+    if (path in manifests) manifests[path] = new TextDecoder().decode(bytes);
     else if (path.indexOf("data/") === 0) return addRecord(bundle, path, bytes, null);
   }, function (done, total) {
     progress(done, total);
   }).then(function () {
-    var text = bundle.export_report(job.dir, job.run, recordsDigest);
+    if (manifests.SHA256SUMS === null || manifests["data/SHA256SUMS"] === null) {
+      throw new Error("the site's SHA256SUMS and data/SHA256SUMS could not be fetched");
+    }
+    var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests["data/SHA256SUMS"]);
     postMessage({ type: "export", name: job.run + ".report.json", text: text });
     return null;
   });
 }
 
+// A report is anchored by the root digest pinned, and by the SHA256SUMS of
+// the site it is checked on (`job.base`, when there is one): checked there,
+// it must come from that site.
 function verifyReport(job) {
-  return forPage(JSON.parse(wasm_bindgen.verify_report_text(job.text)));
+  var pin = job.expectRoot === null ? null : wasm_bindgen.parse_pin(job.expectRoot);
+  var site = job.base ? get(new URL("SHA256SUMS", job.base).href) : Promise.reject(new Error("no site"));
+  return site.then(function (sums) {
+    return sums;
+  }, function () {
+    return undefined;
+  }).then(function (sums) {
+    var result = JSON.parse(wasm_bindgen.verify_report_text(job.text, pin === null ? undefined : pin, sums));
+    result.pinned = pin !== null;
+    return forPage(result);
+  });
 }
 
 onmessage = function (event) {
   var job = event.data;
-  init(job.wasm, job.wasmIntegrity).then(function () {
+  source = job.source || null;
+  sourceBase = job.base;
+  init(job).then(function () {
     if (job.type === "export") return exportReport(job);
     return job.type === "report" ? verifyReport(job) : verifySite(job);
   }).then(function (result) {

@@ -1,24 +1,14 @@
 // Verify in the browser: recompute this page's receipts (or the whole site's)
 // with the receipts verifier compiled to WebAssembly, in a Web Worker.
 // Nothing is uploaded: every file is fetched from this site and checked here.
-(function () {
+
+// How a result is shown: the outcome in words and in `data-status`
+// (`verified`, `failed`, `unchecked` when nothing failed but something could
+// not be checked or anchored, `error`), every receipt that did not pass, and
+// all of them when there are few. The standalone verifier shows its results
+// with the same code.
+var ReceiptsView = (function () {
   "use strict";
-
-  var panel = document.getElementById("verify");
-  if (!panel || !window.Worker || !window.WebAssembly || !window.fetch) {
-    return;
-  }
-  var button = document.getElementById("verify-run");
-  var progress = document.getElementById("verify-progress");
-  var summary = document.getElementById("verify-summary");
-  var results = document.getElementById("verify-results");
-  var dropZone = document.getElementById("verify-drop");
-  var fileInput = document.getElementById("verify-file");
-  panel.hidden = false;
-
-  function abs(path) {
-    return new URL(path, document.baseURI).href;
-  }
 
   function text(tag, content, className) {
     var el = document.createElement(tag);
@@ -27,21 +17,26 @@
     return el;
   }
 
-  function setStatus(status, checked, failed, message) {
+  function setStatus(summary, status, checked, failed, message) {
     summary.dataset.status = status;
     summary.dataset.checked = String(checked);
     summary.dataset.failed = String(failed);
     summary.textContent = message;
   }
 
-  function show(result) {
+  function show(summary, results, result) {
     results.textContent = "";
     var t = result.tally;
     var checked = t.pass + t.fail + t.could_not_check;
-    var status = t.fail > 0 ? "failed" : "verified";
+    var status = t.fail > 0 ? "failed" : t.could_not_check > 0 ? "unchecked" : "verified";
     var message = status === "verified"
-      ? "Verified: all " + t.pass + " receipts recomputed in this browser agree" + (t.could_not_check ? " (" + t.could_not_check + " could not be checked)" : "") + "."
-      : "Failed: " + t.fail + " of " + checked + " receipts do not agree with what was recomputed.";
+      ? "Verified: all " + t.pass + " receipts recomputed in this browser agree."
+      : status === "failed"
+        ? "Failed: " + t.fail + " of " + checked + " receipts do not agree with what was recomputed."
+        : "Nothing failed, but " + t.could_not_check + " of " + checked + " receipts could not be checked or anchored: see them below.";
+    if (status !== "failed" && !result.pinned) {
+      message += " No root digest was pinned: this shows the site is consistent, not that it is the one you were pointed to.";
+    }
     if (result.root_digest) {
       results.appendChild(text("p", "Root digest (SHA-256 of SHA256SUMS): " + result.root_digest, "digest"));
     }
@@ -74,7 +69,58 @@
       all.appendChild(table);
       results.appendChild(all);
     }
-    setStatus(status, checked, t.fail, message);
+    setStatus(summary, status, checked, t.fail, message);
+  }
+
+  // A pin given in the address (`#root=` or `?root=`), as written: the
+  // verifier refuses anything that is not a digest ("invalid pin").
+  function pinIn(location) {
+    var m = /(?:^#|&)root=([^&]*)/.exec(location.hash) || /(?:^\?|&)root=([^&]*)/.exec(location.search);
+    if (!m) return null;
+    try {
+      return decodeURIComponent(m[1]);
+    } catch (e) {
+      return m[1];
+    }
+  }
+
+  // The worker's progress message, on the progress bar and in the summary.
+  function progress(summary, bar, m) {
+    bar.max = m.total;
+    bar.value = m.done;
+    summary.textContent = "Verifying… " + m.done + " of " + m.total + " files";
+  }
+
+  return { show: show, setStatus: setStatus, text: text, pinIn: pinIn, progress: progress };
+})();
+
+(function () {
+  "use strict";
+
+  var panel = document.getElementById("verify");
+  if (!panel || !panel.dataset.workerSrc || !window.Worker || !window.WebAssembly || !window.fetch) {
+    return;
+  }
+  var button = document.getElementById("verify-run");
+  var progress = document.getElementById("verify-progress");
+  var summary = document.getElementById("verify-summary");
+  var results = document.getElementById("verify-results");
+  var dropZone = document.getElementById("verify-drop");
+  var fileInput = document.getElementById("verify-file");
+  panel.hidden = false;
+
+  function abs(path) {
+    return new URL(path, document.baseURI).href;
+  }
+
+  var text = ReceiptsView.text;
+
+  function setStatus(status, checked, failed, message) {
+    ReceiptsView.setStatus(summary, status, checked, failed, message);
+  }
+
+  function show(result) {
+    ReceiptsView.show(summary, results, result);
   }
 
   function fail(message) {
@@ -111,9 +157,7 @@
       worker.onmessage = function (event) {
         var m = event.data;
         if (m.type === "progress") {
-          progress.max = m.total;
-          progress.value = m.done;
-          summary.textContent = "Verifying… " + m.done + " of " + m.total + " files";
+          ReceiptsView.progress(summary, progress, m);
         } else if (m.type === "result") {
           progress.hidden = true;
           button.disabled = false;
@@ -141,11 +185,15 @@
     }).catch(function (e) { fail(e.message); });
   }
 
-  // A reader can pin the site they mean: verify.html#root=<SHA-256 of SHA256SUMS>.
+  // A reader can pin the site they mean: verify.html#root=<SHA-256 of
+  // SHA256SUMS>. Whatever follows root= is handed to the verifier, which
+  // refuses anything that is not a digest ("invalid pin"): never ignored.
   function expectedRoot() {
-    var m = /(?:^#|&)root=([0-9a-f]{64})(?:&|$)/.exec(window.location.hash);
-    return m ? m[1] : null;
+    return ReceiptsView.pinIn(window.location);
   }
+
+  var shownRoot = document.getElementById("root-digest");
+  var shownRecord = document.getElementById("record-digest");
 
   button.addEventListener("click", function () {
     run({
@@ -154,8 +202,25 @@
       base: abs(panel.dataset.root),
       scope: JSON.parse(panel.dataset.scope),
       files: panel.dataset.files ? panel.dataset.files.split(" ") : null,
+      gzipped: panel.dataset.recordsGzipped === "true",
       page: panel.dataset.page,
-      pin: { path: panel.dataset.pinPath, digest: panel.dataset.pinDigest }
+      shownRoot: shownRoot ? shownRoot.textContent.trim() : null,
+      // The digests checked are the ones the reader sees.
+      pin: panel.dataset.pinPath && shownRecord ? { path: panel.dataset.pinPath, digest: shownRecord.textContent.trim() } : null
+    });
+  });
+
+  // Copy buttons beside the digests a page shows.
+  Array.prototype.forEach.call(document.querySelectorAll("button.copy[data-copy]"), function (copy) {
+    var source = document.getElementById(copy.dataset.copy);
+    if (!source || !navigator.clipboard) return;
+    copy.hidden = false;
+    copy.addEventListener("click", function () {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+        copy.textContent = "Copied";
+      }, function () {
+        copy.textContent = "Select and copy";
+      });
     });
   });
 
@@ -175,7 +240,7 @@
 
   function verifyReportFile(file) {
     file.text().then(function (content) {
-      run({ type: "report", name: file.name, text: content });
+      run({ type: "report", name: file.name, text: content, expectRoot: expectedRoot(), base: abs(panel.dataset.root) });
     }).catch(function (e) { fail(e.message); });
   }
   if (fileInput) {

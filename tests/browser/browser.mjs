@@ -35,22 +35,31 @@ export async function open(browser, url) {
   return { page, problems };
 }
 
-/** Presses Verify and waits for the outcome; returns the summary's data attributes and the failures. */
+/** The statuses a verification ends in: every receipt passed; some failed;
+ * none failed but some could not be checked; it could not run (an invalid pin). */
+export const OUTCOMES = ["verified", "failed", "unchecked", "error"];
+
+/** Presses Verify and waits for the outcome; returns the summary's data
+ * attributes, the receipts that did not pass ("subject | ✗ subject: claim
+ * recorded …; recomputed …") and, when the page lists them all (at most 500),
+ * every receipt ("✓ subject: claim: recomputed"; otherwise null). */
 export async function verify(page, timeout = 120_000) {
   await page.click("#verify-run");
   await page.waitForFunction(
-    () => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status),
-    null,
+    (outcomes) => outcomes.includes(document.querySelector("#verify-summary").dataset.status),
+    OUTCOMES,
     { timeout },
   );
   return page.evaluate(() => {
     const s = document.querySelector("#verify-summary");
+    const all = document.querySelector(".verify-all");
     return {
       status: s.dataset.status,
       checked: Number(s.dataset.checked),
       failed: Number(s.dataset.failed),
       text: s.textContent,
       failures: [...document.querySelectorAll(".verify-failures li")].map((li) => li.dataset.subject + " | " + li.textContent),
+      receipts: all ? [...all.querySelectorAll("li")].map((li) => li.textContent) : null,
     };
   });
 }
@@ -68,7 +77,15 @@ export async function verifyAt(browser, root, path) {
   }
 }
 
-/** A verification's failures other than file digests, each "subject | ✗ subject: claim recorded …". */
+/** Whether a failure is one of the manifest checks: a file's or record's
+ * digest in SHA256SUMS or data/SHA256SUMS, a file not listed there, the
+ * root pin, or a digest the page shows (of SHA256SUMS or of its record). */
+export function isManifestFailure(f) {
+  return / \| . \S+: (SHA-256 in (data\/)?SHA256SUMS|listed in (data\/)?SHA256SUMS|root digest|digest of \S+ shown on the page) recorded /.test(f);
+}
+
+/** A verification's failures other than the manifest checks (the recomputed
+ * claims), each "subject | ✗ subject: claim recorded …". */
 export function claimFailures(result) {
-  return result.failures.filter((f) => !f.includes(": SHA-256 in") && !f.includes(": digest shown on the page"));
+  return result.failures.filter((f) => !isManifestFailure(f));
 }

@@ -1,12 +1,14 @@
 // A site built with --compress-records (run records published as
 // data/<experiment>/runs/<run>.json.gz) verifies in Chromium as a plain one
-// does: the worker reads the records inside the gzip files, a run page's
-// footer digest is its record's, the compare page reads them, and a record
-// changed inside its gzip file fails.
+// does: data/SHA256SUMS lists each gzipped record by the digest of the record
+// it holds, under its name without .gz; the worker reads the records inside
+// the gzip files; a run page checks the record digest it shows; the compare
+// page reads them; and a record changed inside its gzip file fails.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 
 import { launch, open, verifyAt } from "./browser.mjs";
@@ -15,6 +17,9 @@ import { buildSample, copySite, receipts } from "./setup.mjs";
 
 const RUN = "E02-release-brief-careful-s2-ladder";
 const RECORD = `data/E02/runs/${RUN}.json.gz`;
+// The record as data/SHA256SUMS lists it, and the subject of its receipts.
+const LISTED = `data/E02/runs/${RUN}.json`;
+const PAGE = `runs/${RUN}.html`;
 let browser;
 let site;
 
@@ -31,6 +36,14 @@ function verifyPage(root, path) {
   return verifyAt(browser, root, path);
 }
 
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+/** The lines of a SHA256SUMS file, as a map from path to digest. */
+function sums(file) {
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+  return new Map(lines.map((l) => { const m = l.match(/^([0-9a-f]{64})  (.+)$/); assert.ok(m, l); return [m[2], m[1]]; }));
+}
+
 test("run records are published gzipped, and only so", () => {
   const runs = readdirSync(join(site, "data/E02/runs"));
   assert.ok(runs.length > 50, `${runs.length} records`);
@@ -39,23 +52,47 @@ test("run records are published gzipped, and only so", () => {
   assert.equal(record.id, RUN);
   const html = readFileSync(join(site, `runs/${RUN}.html`), "utf8");
   assert.ok(html.includes(`href="../${RECORD}"`), "the run page links its gzipped record");
-  assert.match(html, /Record digest <code class="digest">[0-9a-f]{64}<\/code>: the SHA-256 of <a [^>]+>[^<]+<\/a>, uncompressed\./);
+  assert.match(html, /Record digest <code class="digest" id="record-digest">[0-9a-f]{64}<\/code>: the SHA-256 of <a [^>]+>[^<]+<\/a>, uncompressed\./);
+  // data/SHA256SUMS lists the record it holds, by the digest of the
+  // decompressed bytes, under the name without .gz; the page shows that digest.
+  const records = sums(join(site, "data/SHA256SUMS"));
+  assert.equal(records.get(`E02/runs/${RUN}.json`), sha256(gunzipSync(readFileSync(join(site, RECORD)))));
+  assert.ok(![...records.keys()].some((p) => p.endsWith(".gz")), "no record is listed under its .gz name");
+  assert.ok(html.includes(`Record digest <code class="digest" id="record-digest">${records.get(`E02/runs/${RUN}.json`)}</code>`));
+  assert.ok(html.includes(`data-pin-path="${RECORD}"`));
 });
 
 test("the whole compressed site verifies, as many receipts as natively", async () => {
   const { result, problems } = await verifyPage(site, "verify.html");
   assert.deepEqual(problems, []);
   assert.equal(result.status, "verified", result.text);
-  const files = readFileSync(join(site, "SHA256SUMS"), "utf8").trim().split("\n").length;
+  // One receipt per file SHA256SUMS lists (data/SHA256SUMS, the assets,
+  // .nojekyll: verify.html fetches them all), one per record data/SHA256SUMS
+  // lists (each gzipped record as the record it holds), the root digest in
+  // the footer, and every record receipt recomputed, as many as natively.
+  const files = sums(join(site, "SHA256SUMS")).size;
+  const records = sums(join(site, "data/SHA256SUMS")).size;
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
-  assert.equal(result.checked, files + 1 + native.tally.pass);
+  assert.equal(native.tally.fail + native.tally.could_not_check, 0);
+  assert.equal(result.checked, files + records + 1 + native.tally.pass);
 });
 
 test("a run page verifies its gzipped record against the digest it shows", async () => {
-  const { result, problems } = await verifyPage(site, `runs/${RUN}.html`);
+  const { result, problems } = await verifyPage(site, PAGE);
   assert.deepEqual(problems, []);
   assert.equal(result.status, "verified", result.text);
   assert.ok(result.checked > 5, `${result.checked} receipts`);
+  const digest = sha256(gunzipSync(readFileSync(join(site, RECORD))));
+  const root = sha256(readFileSync(join(site, "SHA256SUMS")));
+  assert.equal(result.receipts.length, result.checked);
+  for (const expected of [
+    `✓ ${LISTED}: SHA-256 in data/SHA256SUMS: ${digest}`,
+    `✓ ${PAGE}: digest of ${RECORD} shown on the page: ${digest}`,
+    `✓ ${PAGE}: digest of SHA256SUMS shown on the page: ${root}`,
+    `✓ data/SHA256SUMS: SHA-256 in SHA256SUMS: ${sha256(readFileSync(join(site, "data/SHA256SUMS")))}`,
+  ]) {
+    assert.ok(result.receipts.includes(expected), `${expected} in ${result.receipts.join("\n")}`);
+  }
 });
 
 test("the compare page reads gzipped records", async () => {
@@ -78,14 +115,36 @@ test("a record changed inside its gzip file fails, on its page and on the site",
   const changed = text.replace(/"duration_ms": (\d+)/, (_, d) => `"duration_ms": ${Number(d) + 1000}`);
   assert.notEqual(changed, text);
   writeFileSync(file, gzipSync(changed));
-  for (const path of [`runs/${RUN}.html`, "verify.html"]) {
-    const { result } = await verifyPage(copy, path);
-    assert.equal(result.status, "failed", `${path}: ${result.text}`);
-    const subjects = new Set(result.failures.map((f) => f.split(" | ")[0]));
-    assert.ok(subjects.has(RECORD), `${path} names the file: ${[...subjects].join(", ")}`);
+  const listed = sums(join(copy, "data/SHA256SUMS")).get(`E02/runs/${RUN}.json`);
+  const found = sha256(changed);
+  // The record fails its digest in data/SHA256SUMS (named without .gz, by
+  // the digest of the record it holds) wherever it is read.
+  const digestFails = `${LISTED} | ✗ ${LISTED}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${found}`;
+  {
+    // Its page also shows the record's digest, which no longer holds; the
+    // duration is no receipt of the run itself, so nothing else fails.
+    const { result } = await verifyPage(copy, PAGE);
+    assert.equal(result.status, "failed", `${PAGE}: ${result.text}`);
+    assert.deepEqual(result.failures, [
+      digestFails,
+      `${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed ${found}`,
+    ]);
   }
-  // Bytes that are not gzip at all are a failure, not an error.
+  {
+    // The whole site also recomputes the experiment's results, which the
+    // run's duration feeds.
+    const { result } = await verifyPage(copy, "verify.html");
+    assert.equal(result.status, "failed", `verify.html: ${result.text}`);
+    assert.ok(result.failures.includes(digestFails), result.failures.join("\n"));
+    assert.ok(result.failures.some((f) => f.startsWith("data/E02/results.csv | ") && f.includes(`(run ${RUN})`)), result.failures.join("\n"));
+    const subjects = new Set(result.failures.map((f) => f.split(" | ")[0]));
+    assert.deepEqual([...subjects].sort(), [LISTED, "data/E02/results.csv", "data/E02/summary.json"].sort());
+  }
+  // Bytes that are not gzip at all are a failure, not an error, naming the file.
   writeFileSync(file, "not gzip");
-  const { result } = await verifyPage(copy, `runs/${RUN}.html`);
+  const { result } = await verifyPage(copy, PAGE);
   assert.equal(result.status, "failed", result.text);
+  assert.equal(result.failures.length, 2, result.failures.join("\n"));
+  assert.ok(result.failures[0].startsWith(`${LISTED} | ✗ ${LISTED}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${RECORD}: not a gzipped record`), result.failures[0]);
+  assert.equal(result.failures[1], `${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed the record could not be read`);
 });

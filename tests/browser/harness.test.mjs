@@ -1,14 +1,16 @@
 // Harness run reports in Chromium: the suite page and a run's report page
 // verify their own receipts; a published figure changed in a record fails
-// that figure's receipt by name (and the record's digest), on the run's
-// page, on the suite's page and natively; and an egress decision that
-// disagrees with the allowlist fails its receipt.
+// that figure's receipt by name (and the record's digest in data/SHA256SUMS,
+// and on the run's page the record digest it shows), on the run's page, on
+// the suite's page, on the whole site and natively; and an egress decision
+// that disagrees with the allowlist fails its receipt.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
 
-import { claimFailures as claims, launch, verifyAt } from "./browser.mjs";
+import { claimFailures as claims, isManifestFailure, launch, verifyAt } from "./browser.mjs";
 import { buildSample, copySite, receipts } from "./setup.mjs";
 
 const SUITE = "harness/H01.html";
@@ -52,18 +54,30 @@ test("the suite page and a run's report page verify", async () => {
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
   const harness = native.receipts.filter((r) => r.subject.startsWith("harness/H01/"));
   assert.ok(harness.length > 100, `${harness.length} harness receipts`);
+  const html = readFileSync(join(site, SUITE), "utf8");
+  const files = html.match(/data-files="([^"]*)"/)[1].split(" ");
+  assert.equal(files.length, 1 + 12, "the suite and its 12 runs");
+  const records = readFileSync(join(site, "data/SHA256SUMS"), "utf8");
+  assert.ok(files.every((f) => f.startsWith("data/") && records.includes(`  ${f.slice(5)}\n`)), "data/SHA256SUMS lists every record the page checks");
   const { result } = await verifyPage(site, SUITE);
-  // A digest receipt per file fetched (the suite, its 12 runs, the page and
-  // data/SHA256SUMS), and the records digest the page shows.
-  assert.equal(result.checked, harness.length + 1 + 12 + 2 + 1);
+  // data/SHA256SUMS' digest in SHA256SUMS, a digest in data/SHA256SUMS per
+  // record fetched (the suite and its 12 runs), the root digest the footer
+  // shows, and every recomputed receipt. The page itself is not hashed.
+  assert.equal(result.checked, 1 + files.length + 1 + harness.length);
 });
 
 test("a published figure changed in a record fails that figure, on every page that checks it", async () => {
   const copy = tampered((run) => { run.report.tool_failures += 1; });
+  const found = createHash("sha256").update(readFileSync(join(copy, RECORD))).digest("hex");
+  const listed = readFileSync(join(copy, "data/SHA256SUMS"), "utf8").match(new RegExp(`^([0-9a-f]{64})  ${RECORD.slice(5)}$`, "m"))[1];
   for (const path of [PAGE, SUITE, "verify.html"]) {
     const { result } = await verifyPage(copy, path);
     assert.equal(result.status, "failed", `${path}: ${result.text}`);
-    assert.ok(result.failures.some((f) => f.startsWith(`${RECORD} | `) && f.includes(": SHA-256 in SHA256SUMS")), `${path}: the record's digest fails`);
+    // The manifest checks that fail: the record's digest in data/SHA256SUMS
+    // and, on the run's own page, the record digest the page shows.
+    const expected = [`${RECORD} | ✗ ${RECORD}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${found}`];
+    if (path === PAGE) expected.push(`${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed ${found}`);
+    assert.deepEqual(result.failures.filter(isManifestFailure), expected, path);
     const failed = claims(result);
     assert.equal(failed.length, 1, `${path}: ${failed.join("; ")}`);
     const m = failed[0].match(/^(\S+) \| .*: report\.tool_failures recorded (\d+); recomputed (\d+)$/);
@@ -75,6 +89,7 @@ test("a published figure changed in a record fails that figure, on every page th
   } catch (e) {
     code = e.status;
     assert.match(e.stdout, /FAIL data\/harness\/H01\/runs\/H01-sim-agent-careful-s2\.json: report\.tool_failures: recorded \d+; recomputed \d+/);
+    assert.ok(e.stdout.includes(`FAIL ${RECORD}: SHA-256 in data/SHA256SUMS: recorded ${listed}; recomputed ${found}`), e.stdout);
   }
   assert.equal(code, 1, "receipts verify exits 1");
 });
@@ -91,4 +106,9 @@ test("an egress decision the allowlist contradicts fails its receipt", async () 
   const failed = claims(result);
   assert.equal(failed.length, 1, failed.join("; "));
   assert.match(failed[0], /events\[\d+\]\.decision/);
+  // The record's digest, in data/SHA256SUMS and as the page shows it, fails too.
+  assert.deepEqual(result.failures.filter(isManifestFailure).map((f) => f.split(" | ")[0] + " | " + (f.match(/: (SHA-256 in data\/SHA256SUMS|digest of \S+ shown on the page) recorded/) ?? [, f])[1]), [
+    `${RECORD} | SHA-256 in data/SHA256SUMS`,
+    `${PAGE} | digest of ${RECORD} shown on the page`,
+  ]);
 });

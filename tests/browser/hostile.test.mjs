@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { launch } from "./browser.mjs";
+import { OUTCOMES, launch } from "./browser.mjs";
 import { payloads } from "./payloads.mjs";
 import { serve } from "./server.mjs";
 import { REPO, receipts } from "./setup.mjs";
@@ -146,7 +146,7 @@ for (const bypassCSP of [true, false]) {
       if (path.startsWith("runs/E01-release") || path.startsWith("harness/H01/") || path.startsWith("regressions/R01/")) {
         // The verifier shows failing receipts, recorded details included.
         await page.click("#verify-run");
-        await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status));
+        await page.waitForFunction((outcomes) => outcomes.includes(document.querySelector("#verify-summary").dataset.status), OUTCOMES);
       }
       if (path.startsWith("compare")) await page.waitForSelector("#compare[data-status]");
       await page.mouse.move(200, 300);

@@ -1,13 +1,15 @@
 // Regression-CI verdicts in Chromium: the suite page and an edit's verdict
-// page verify their own receipts; a softened verdict fails by name on the
-// edit's page, the suite's page and the whole site; a changed skill object
-// fails the edit that names it.
+// page verify their own receipts; a softened verdict fails by name (and the
+// edit's digest in data/SHA256SUMS, and on the edit's page the record digest
+// it shows) on the edit's page, the suite's page and the whole site; a
+// changed skill object fails the edit that names it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
 
-import { claimFailures as claims, launch, verifyAt } from "./browser.mjs";
+import { claimFailures as claims, isManifestFailure, launch, verifyAt } from "./browser.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
 const SUITE = "regressions/R01.html";
@@ -41,13 +43,15 @@ test("the suite page and an edit's verdict page verify", async () => {
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
   const mine = native.receipts.filter((r) => r.subject.startsWith("regressions/R01/"));
   assert.ok(mine.length > 150, `${mine.length} regression receipts`);
-  const sums = readFileSync(join(site, "SHA256SUMS"), "utf8");
+  const records = readFileSync(join(site, "data/SHA256SUMS"), "utf8");
   const html = readFileSync(join(site, SUITE), "utf8");
   const files = html.match(/data-files="([^"]*)"/)[1].split(" ");
-  assert.ok(files.every((f) => sums.includes(`  ${f}\n`)), "every file the page checks is listed");
+  assert.ok(files.every((f) => f.startsWith("data/") && records.includes(`  ${f.slice(5)}\n`)), "data/SHA256SUMS lists every record the page checks");
   const { result } = await verifyPage(site, SUITE);
-  // A digest receipt per file fetched, the page's and data/SHA256SUMS', and the records digest shown.
-  assert.equal(result.checked, mine.length + files.length + 2 + 1);
+  // data/SHA256SUMS' digest in SHA256SUMS, a digest in data/SHA256SUMS per
+  // record fetched, the root digest the footer shows, and every recomputed
+  // receipt. The page itself is not hashed.
+  assert.equal(result.checked, 1 + files.length + 1 + mine.length);
 });
 
 test("a softened verdict fails by name on every page that checks it", async () => {
@@ -58,10 +62,16 @@ test("a softened verdict fails by name on every page that checks it", async () =
   edit.verdict.result = "PASS";
   edit.verdict.action = "merge";
   writeFileSync(file, JSON.stringify(edit, null, 2) + "\n");
+  const found = createHash("sha256").update(readFileSync(file)).digest("hex");
+  const listed = readFileSync(join(copy, "data/SHA256SUMS"), "utf8").match(new RegExp(`^([0-9a-f]{64})  ${RECORD.slice(5)}$`, "m"))[1];
   for (const path of [PAGE, SUITE, "verify.html"]) {
     const { result } = await verifyPage(copy, path);
     assert.equal(result.status, "failed", `${path}: ${result.text}`);
-    assert.ok(result.failures.some((f) => f.startsWith(`${RECORD} | `) && f.includes(": SHA-256 in SHA256SUMS")), `${path}: the record's digest fails`);
+    // The manifest checks that fail: the edit's digest in data/SHA256SUMS
+    // and, on the edit's own page, the record digest the page shows.
+    const expected = [`${RECORD} | ✗ ${RECORD}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${found}`];
+    if (path === PAGE) expected.push(`${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed ${found}`);
+    assert.deepEqual(result.failures.filter(isManifestFailure), expected, path);
     const failed = claims(result);
     assert.deepEqual(
       failed.map((f) => f.replace(/^.*?: /, "")),
@@ -79,7 +89,11 @@ test("a changed skill object fails the edit that names it", async () => {
   flipAByte(join(copy, object));
   const { result } = await verifyPage(copy, PAGE);
   assert.equal(result.status, "failed", result.text);
-  assert.ok(result.failures.some((f) => f.startsWith(`${object} | `)), "the object's digest fails");
+  // The object fails its digest in data/SHA256SUMS; the edit's record is intact.
+  const found = createHash("sha256").update(readFileSync(join(copy, object))).digest("hex");
+  assert.deepEqual(result.failures.filter(isManifestFailure), [
+    `${object} | ✗ ${object}: SHA-256 in data/SHA256SUMS recorded ${edit.skill.after_sha256}; recomputed ${found}`,
+  ]);
   const failed = claims(result).map((f) => f.replace(/^.*?: /, ""));
   assert.equal(failed.length, 1, failed.join("; "));
   assert.match(failed[0], new RegExp(`^skill\\.after_sha256 recorded ${edit.skill.after_sha256}; recomputed [0-9a-f]{64}$`));

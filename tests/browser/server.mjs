@@ -18,8 +18,9 @@ const TYPES = {
   ".gz": "application/gzip",
 };
 
-/** Serves `dir` on a free port; resolves to { url, close }. */
-export function serve(dir) {
+/** Serves `dir` on a free port; resolves to { url, close }. With `cors`,
+ * every answer allows any origin to read it, as GitHub Pages does. */
+export function serve(dir, { cors = false } = {}) {
   const root = resolve(dir);
   const server = createServer(async (req, res) => {
     try {
@@ -31,7 +32,9 @@ export function serve(dir) {
       }
       if ((await stat(file)).isDirectory()) file = join(file, "index.html");
       const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      const headers = { "content-type": TYPES[extname(file)] ?? "application/octet-stream" };
+      if (cors) headers["access-control-allow-origin"] = "*";
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404).end("not found");

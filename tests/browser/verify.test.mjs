@@ -1,13 +1,16 @@
 // The verifier in a real headless Chromium: the sample site verifies, a
-// tampered artifact is found and named, a dropped report verifies, and the
-// WebAssembly verifier gives byte-for-byte the native result.
+// tampered artifact is found and named, a changed asset or a digest a page
+// shows fails by name, a dropped report verifies against the site hosting
+// it, a root digest pinned in the address is checked (and a malformed one
+// refused), and the WebAssembly verifier gives byte-for-byte the native result.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import vm from "node:vm";
 
-import { launch, open, verifyAt } from "./browser.mjs";
+import { OUTCOMES, isManifestFailure, launch, open, verify, verifyAt } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
@@ -27,23 +30,70 @@ function verifyPage(root, path) {
   return verifyAt(browser, root, path);
 }
 
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+/** Every file under `dir`, as paths relative to it with forward slashes. */
+function walk(dir, base = dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path, base) : [relative(base, path).split("\\").join("/")];
+  });
+}
+
+/** The lines of a SHA256SUMS file, as a map from path to digest. */
+function sums(file) {
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+  return new Map(lines.map((l) => { const m = l.match(/^([0-9a-f]{64})  (.+)$/); assert.ok(m, l); return [m[2], m[1]]; }));
+}
+
 test("the whole sample site verifies in the browser", async () => {
   const { result, problems } = await verifyPage(site, "verify.html");
   assert.deepEqual(problems, []);
   assert.equal(result.status, "verified", result.text);
   assert.equal(result.failed, 0);
-  const files = readFileSync(join(site, "SHA256SUMS"), "utf8").trim().split("\n").length;
+  // SHA256SUMS lists data/SHA256SUMS, every asset and .nojekyll, and
+  // nothing else: no page, no runs/rows-*.json, no statement, no record.
+  const files = sums(join(site, "SHA256SUMS"));
+  const expected = ["data/SHA256SUMS", ".nojekyll", ...walk(join(site, "assets")).map((f) => `assets/${f}`)];
+  assert.deepEqual([...files.keys()].sort(), expected.sort());
+  for (const [path, digest] of files) assert.equal(digest, sha256(readFileSync(join(site, path))), path);
+  // data/SHA256SUMS lists every record under data/ (showcase and documents included).
+  const records = sums(join(site, "data/SHA256SUMS"));
+  assert.deepEqual([...records.keys()].sort(), walk(join(site, "data")).filter((f) => f !== "SHA256SUMS").sort());
+  assert.ok(records.has("showcase/showcase.json") && [...records.keys()].some((f) => /^docs\/[^/]+\.md$/.test(f)));
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
-  // One receipt per listed file, the records digest, and every recomputed record receipt.
-  assert.equal(result.checked, files + 1 + native.tally.pass);
+  assert.equal(native.tally.fail + native.tally.could_not_check, 0);
+  // verify.html (scope all, no file list) fetches every file SHA256SUMS
+  // lists (one "SHA-256 in SHA256SUMS" receipt each) and every record
+  // data/SHA256SUMS lists (one "SHA-256 in data/SHA256SUMS" each), checks
+  // the root digest its footer shows (one), and recomputes every record
+  // receipt (as many as natively). No root digest is pinned: no receipt for it.
+  assert.equal(result.checked, files.size + records.size + 1 + native.tally.pass);
 });
 
 test("each kind of page verifies its own receipts", async () => {
-  for (const path of ["index.html", "experiments/E02.html", "runs/E02-release-brief-careful-s2-ladder.html", "runs/index.html", "documents.html"]) {
+  const root = sha256(readFileSync(join(site, "SHA256SUMS")));
+  // Every page's footer shows the root digest.
+  for (const page of walk(site).filter((f) => f.endsWith(".html"))) {
+    const html = readFileSync(join(site, page), "utf8");
+    assert.equal(html.split(`<code class="digest" id="root-digest">${root}</code>`).length, 2, `${page} shows the root digest once`);
+  }
+  const RUN = "runs/E02-release-brief-careful-s2-ladder.html";
+  const record = "data/E02/runs/E02-release-brief-careful-s2-ladder.json";
+  for (const path of ["index.html", "experiments/E02.html", RUN, "runs/index.html", "documents.html"]) {
     const { result, problems } = await verifyPage(site, path);
     assert.deepEqual(problems, [], path);
     assert.equal(result.status, "verified", `${path}: ${result.text}`);
     assert.ok(result.checked > 1, `${path} checked ${result.checked}`);
+    if (result.receipts === null) continue; // too many to list: the whole site
+    assert.equal(result.receipts.length, result.checked, path);
+    // The page checks the root digest its footer shows, and the record
+    // digest a record page shows; its own HTML is not hashed.
+    const onPage = result.receipts.filter((r) => r.startsWith(`✓ ${path}: `));
+    const shown = [`✓ ${path}: digest of SHA256SUMS shown on the page: ${root}`];
+    if (path === RUN) shown.push(`✓ ${path}: digest of ${record} shown on the page: ${sha256(readFileSync(join(site, record)))}`);
+    assert.deepEqual(onPage, shown, path);
+    assert.ok(!result.receipts.some((r) => /^. [^:]+\.html: SHA-256/.test(r)), `${path}: no page is hashed`);
   }
 });
 
@@ -57,6 +107,10 @@ test("one changed byte in an artifact fails exactly its receipts", async () => {
   assert.equal(result.status, "failed", result.text);
   assert.ok(result.failed > 0);
   const object = `data/objects/${digest}`;
+  // Of the manifest checks, only the object's digest in data/SHA256SUMS fails.
+  assert.deepEqual(result.failures.filter(isManifestFailure), [
+    `${object} | ✗ ${object}: SHA-256 in data/SHA256SUMS recorded ${digest}; recomputed ${sha256(readFileSync(join(copy, object)))}`,
+  ]);
   const subjects = new Set(result.failures.map((f) => f.split(" | ")[0]));
   assert.ok(subjects.has(object), `the artifact is named: ${[...subjects].join(", ")}`);
   for (const s of subjects) {
@@ -66,24 +120,68 @@ test("one changed byte in an artifact fails exactly its receipts", async () => {
   assert.ok(result.failures.some((f) => f.includes(`artifact \`normalized.csv\``)), "the artifact's digest receipt fails");
 });
 
+/** Drops report `text` on verify.html of the site `server` serves (with
+ * `hash` in the address); returns the summary and the receipts that did not pass. */
+async function dropReport(server, text, hash = "") {
+  const { page, problems } = await open(browser, server.url + "verify.html" + hash);
+  await page.evaluate((content) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([content], "run.report.json", { type: "application/json" }));
+    const zone = document.getElementById("verify-drop");
+    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, text);
+  await page.waitForFunction((outcomes) => outcomes.includes(document.querySelector("#verify-summary").dataset.status), OUTCOMES);
+  const result = await page.evaluate(() => ({
+    status: document.querySelector("#verify-summary").dataset.status,
+    text: document.querySelector("#verify-summary").textContent,
+    failures: [...document.querySelectorAll(".verify-failures li")].map((li) => li.dataset.subject + " | " + li.textContent),
+  }));
+  await page.close();
+  assert.deepEqual(problems, []);
+  return result;
+}
+
 test("a dropped report verifies, and a tampered one fails", async () => {
   const report = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
+  // The report carries the site's two manifests, which anchor it to the root digest.
+  const root = sha256(readFileSync(join(site, "SHA256SUMS")));
+  const { site: named } = JSON.parse(report);
+  assert.deepEqual(named, {
+    root_digest: root,
+    sums: readFileSync(join(site, "SHA256SUMS"), "utf8"),
+    records_sums: readFileSync(join(site, "data/SHA256SUMS"), "utf8"),
+  });
+  // A report of another site (here one whose .nojekyll differs, resealed):
+  // consistent in itself, but not of the site it is dropped on.
+  const other = copySite(site);
+  writeFileSync(join(other, ".nojekyll"), "x\n");
+  const otherSums = readFileSync(join(other, "SHA256SUMS"), "utf8").replace(/^[0-9a-f]{64}(?=  \.nojekyll$)/m, sha256("x\n"));
+  writeFileSync(join(other, "SHA256SUMS"), otherSums);
+  const foreign = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", other, "--out", "-"]);
+  assert.equal(JSON.parse(foreign).site.root_digest, sha256(otherSums));
   const server = await serve(site);
   try {
-    for (const [text, expected] of [[report, "verified"], [report.replace('"passed": true', '"passed": false'), "failed"]]) {
-      const { page, problems } = await open(browser, server.url + "verify.html");
-      await page.evaluate((content) => {
-        const transfer = new DataTransfer();
-        transfer.items.add(new File([content], "run.report.json", { type: "application/json" }));
-        const zone = document.getElementById("verify-drop");
-        zone.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-      }, text);
-      await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.querySelector("#verify-summary").dataset.status));
-      const status = await page.evaluate(() => document.querySelector("#verify-summary").dataset.status);
-      assert.equal(status, expected);
-      assert.deepEqual(problems, []);
-      await page.close();
-    }
+    const genuine = await dropReport(server, report);
+    assert.equal(genuine.status, "verified", genuine.text);
+    const tampered = await dropReport(server, report.replace('"passed": true', '"passed": false'));
+    assert.equal(tampered.status, "failed", tampered.text);
+    assert.deepEqual(tampered.failures, ["report | ✗ report: claims.passed recorded false; recomputed true"]);
+    // Anchored against the hosting site's SHA256SUMS.
+    const elsewhere = await dropReport(server, foreign);
+    assert.equal(elsewhere.status, "failed", elsewhere.text);
+    assert.deepEqual(elsewhere.failures, [
+      `SHA256SUMS | ✗ SHA256SUMS: root digest of the site checked against recorded ${root}; recomputed ${sha256(otherSums)}`,
+    ]);
+    // And against a pinned root digest.
+    const pinned = await dropReport(server, report, `#root=${root}`);
+    assert.equal(pinned.status, "verified", pinned.text);
+    assert.doesNotMatch(pinned.text, /No root digest was pinned/);
+    const wrong = await dropReport(server, report, `#root=${"0".repeat(64)}`);
+    assert.equal(wrong.status, "failed", wrong.text);
+    assert.deepEqual(wrong.failures, [`SHA256SUMS | ✗ SHA256SUMS: root digest recorded ${"0".repeat(64)}; recomputed ${root}`]);
+    const invalid = await dropReport(server, report, `#root=${root}g`);
+    assert.equal(invalid.status, "error", invalid.text);
+    assert.match(invalid.text, /invalid pin/);
   } finally {
     await server.close();
   }
@@ -122,11 +220,92 @@ test("pages carry a strict Content-Security-Policy and load scripts with integri
 });
 
 test("a root digest given in the address is checked", async () => {
-  const sums = readFileSync(join(site, "SHA256SUMS"));
-  const { createHash } = await import("node:crypto");
-  const root = createHash("sha256").update(sums).digest("hex");
-  for (const [digest, expected] of [[root, "verified"], ["0".repeat(64), "failed"]]) {
-    const { result } = await verifyPage(site, `verify.html#root=${digest}`);
-    assert.equal(result.status, expected, result.text);
+  const root = sha256(readFileSync(join(site, "SHA256SUMS")));
+  const server = await serve(site);
+  const at = async (hash, path = "verify.html") => {
+    const { page, problems } = await open(browser, server.url + path + hash);
+    const result = await verify(page);
+    await page.close();
+    assert.deepEqual(problems, [], hash);
+    return result;
+  };
+  try {
+    // The accepted forms: 64 hex digits in either case, optionally prefixed
+    // sha256: (in either case). A pinned root adds its receipt.
+    const unpinned = await at("");
+    assert.equal(unpinned.status, "verified", unpinned.text);
+    assert.match(unpinned.text, /No root digest was pinned/);
+    for (const pin of [root, root.toUpperCase(), `sha256:${root}`, `SHA256:${root.toUpperCase()}`]) {
+      const result = await at(`#root=${pin}`);
+      assert.equal(result.status, "verified", `${pin}: ${result.text}`);
+      assert.equal(result.checked, unpinned.checked + 1, pin);
+      assert.doesNotMatch(result.text, /No root digest was pinned/, pin);
+    }
+    // Any page checks a pin given in its address.
+    const onPage = await at(`#root=${root.toUpperCase()}`, "documents.html");
+    assert.equal(onPage.status, "verified", onPage.text);
+    assert.ok(onPage.receipts.includes(`✓ SHA256SUMS: root digest: ${root}`), onPage.receipts.join("\n"));
+    // A well-formed digest of another site fails the pin, and only it.
+    for (const pin of ["0".repeat(64), root.slice(0, 63) + (root[63] === "0" ? "1" : "0")]) {
+      const result = await at(`#root=${pin}`);
+      assert.equal(result.status, "failed", `${pin}: ${result.text}`);
+      assert.deepEqual(result.failures, [`SHA256SUMS | ✗ SHA256SUMS: root digest recorded ${pin}; recomputed ${root}`]);
+    }
+    // Anything else is refused, visibly: never ignored, never compared.
+    for (const pin of [`${root}0`, root.slice(0, 63), `${root}g`, `sha512:${root}`, `sha256:`, "", `sha256:%20${root}`, "g".repeat(64)]) {
+      const result = await at(`#root=${pin}`);
+      assert.equal(result.status, "error", `${pin}: ${result.text}`);
+      assert.match(result.text, /invalid pin/, pin);
+      assert.deepEqual(result.failures, [], pin);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test("a changed asset, or a digest a page shows, fails by name", async () => {
+  const copy = copySite(site);
+  const root = sha256(readFileSync(join(copy, "SHA256SUMS")));
+  const listed = sums(join(copy, "SHA256SUMS"));
+  // Assets verify.html does not itself load, so the page still runs.
+  appendFileSync(join(copy, "assets/compare.js"), "\n// patched\n");
+  writeFileSync(join(copy, ".nojekyll"), "patched\n");
+  {
+    const { result, problems } = await verifyPage(copy, "verify.html");
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures.sort(), [
+      `.nojekyll | ✗ .nojekyll: SHA-256 in SHA256SUMS recorded ${listed.get(".nojekyll")}; recomputed ${sha256("patched\n")}`,
+      `assets/compare.js | ✗ assets/compare.js: SHA-256 in SHA256SUMS recorded ${listed.get("assets/compare.js")}; recomputed ${sha256(readFileSync(join(copy, "assets/compare.js")))}`,
+    ]);
+  }
+  // A page that checks only its own records does not fetch the assets.
+  const EDIT = "regressions/R01/R01-edit-04-reporting.html";
+  {
+    const { result } = await verifyPage(copy, EDIT);
+    assert.equal(result.status, "verified", result.text);
+  }
+  // The root digest a page's footer shows, and the record digest a record
+  // page gives, are checked against the files: a page showing another fails.
+  const other = "0".repeat(64);
+  const documents = join(copy, "documents.html");
+  writeFileSync(documents, readFileSync(documents, "utf8").replace(`id="root-digest">${root}<`, `id="root-digest">${other}<`));
+  const edit = join(copy, EDIT);
+  const record = "data/regressions/R01/edits/R01-edit-04-reporting.json";
+  const digest = sha256(readFileSync(join(copy, record)));
+  const html = readFileSync(edit, "utf8");
+  // The digest checked is the one the reader sees in the footer.
+  assert.ok(html.includes(`data-pin-path="${record}"`));
+  assert.ok(html.includes(`id="record-digest">${digest}<`));
+  writeFileSync(edit, html.replace(`id="record-digest">${digest}<`, `id="record-digest">${other}<`));
+  {
+    const { result } = await verifyPage(copy, "documents.html");
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures, [`documents.html | ✗ documents.html: digest of SHA256SUMS shown on the page recorded ${other}; recomputed ${root}`]);
+  }
+  {
+    const { result } = await verifyPage(copy, EDIT);
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures, [`${EDIT} | ✗ ${EDIT}: digest of ${record} shown on the page recorded ${other}; recomputed ${digest}`]);
   }
 });

@@ -39,42 +39,47 @@ let wasm_bindgen = (function(exports) {
         }
         /**
          * The report of run `run` of experiment directory `dir`, as `receipts
-         * export` writes it (pretty JSON and a final newline).
+         * export` writes it (pretty JSON and a final newline); `sums` and
+         * `records_sums` are the site's two manifests.
          * @param {string} dir
          * @param {string} run
-         * @param {string} records_digest
+         * @param {string} sums
+         * @param {string} records_sums
          * @returns {string}
          */
-        export_report(dir, run, records_digest) {
-            let deferred5_0;
-            let deferred5_1;
+        export_report(dir, run, sums, records_sums) {
+            let deferred6_0;
+            let deferred6_1;
             try {
-                let ptr0, len0, ptr1, len1, ptr2, len2;
+                let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
                 try {
                     ptr0 = passStringToWasm0(dir, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                     len0 = WASM_VECTOR_LEN;
                     ptr1 = passStringToWasm0(run, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                     len1 = WASM_VECTOR_LEN;
-                    ptr2 = passStringToWasm0(records_digest, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    ptr2 = passStringToWasm0(sums, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                     len2 = WASM_VECTOR_LEN;
+                    ptr3 = passStringToWasm0(records_sums, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    len3 = WASM_VECTOR_LEN;
                 } catch (e) {
+                    if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
                     if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
                     if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
                     if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
                     throw e;
                 }
-                const ret = wasm.bundle_export_report(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
-                var ptr4 = ret[0];
-                var len4 = ret[1];
+                const ret = wasm.bundle_export_report(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
+                var ptr5 = ret[0];
+                var len5 = ret[1];
                 if (ret[3]) {
-                    ptr4 = 0; len4 = 0;
+                    ptr5 = 0; len5 = 0;
                     throw takeFromExternrefTable0(ret[2]);
                 }
-                deferred5_0 = ptr4;
-                deferred5_1 = len4;
-                return getStringFromWasm0(ptr4, len4);
+                deferred6_0 = ptr5;
+                deferred6_1 = len5;
+                return getStringFromWasm0(ptr5, len5);
             } finally {
-                wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+                wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
             }
         }
         constructor() {
@@ -112,6 +117,214 @@ let wasm_bindgen = (function(exports) {
     }
     if (Symbol.dispose) Bundle.prototype[Symbol.dispose] = Bundle.prototype.free;
     exports.Bundle = Bundle;
+
+    /**
+     * The manifest checks of a site (see [`crate::manifest::ManifestCheck`]),
+     * fed the files as the worker fetches them.
+     */
+    class Manifests {
+        __destroy_into_raw() {
+            const ptr = this.__wbg_ptr;
+            this.__wbg_ptr = 0;
+            ManifestsFinalization.unregister(this);
+            return ptr;
+        }
+        free() {
+            const ptr = this.__destroy_into_raw();
+            wasm.__wbg_manifests_free(ptr, 0);
+        }
+        /**
+         * The site's code against the copies this verifier ships (`shipped`:
+         * JSON, path → SHA-256), for a site built by `built_by`, this being `ours`.
+         * @param {string} shipped
+         * @param {string | null | undefined} built_by
+         * @param {string} ours
+         */
+        against_shipped(shipped, built_by, ours) {
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(shipped, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(built_by) ? 0 : passStringToWasm0(built_by, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = passStringToWasm0(ours, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.manifests_against_shipped(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+            if (ret[1]) {
+                throw takeFromExternrefTable0(ret[0]);
+            }
+        }
+        /**
+         * A file the root manifest lists (`data/SHA256SUMS`, an asset), with
+         * its bytes, or `undefined` when it could not be fetched.
+         * @param {string} path
+         * @param {Uint8Array | number[] | null} [bytes]
+         */
+        file(path, bytes) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.manifests_file(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+        }
+        /**
+         * The receipts as JSON (`{"root_digest", "records_digest", "receipts"}`);
+         * `whole_site` when every file of the site was fed.
+         * @param {boolean} whole_site
+         * @returns {string}
+         */
+        finish(whole_site) {
+            let deferred2_0;
+            let deferred2_1;
+            try {
+                const ret = wasm.manifests_finish(this.__wbg_ptr, whole_site);
+                var ptr1 = ret[0];
+                var len1 = ret[1];
+                if (ret[3]) {
+                    ptr1 = 0; len1 = 0;
+                    throw takeFromExternrefTable0(ret[2]);
+                }
+                deferred2_0 = ptr1;
+                deferred2_1 = len1;
+                return getStringFromWasm0(ptr1, len1);
+            } finally {
+                wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+            }
+        }
+        /**
+         * Starts with the bytes of the site's `SHA256SUMS` and the pinned root
+         * digest, if any (already parsed by [`parse_pin`]).
+         * @param {Uint8Array | number[]} sums
+         * @param {string | null} [pin]
+         */
+        constructor(sums, pin) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passArray8ToWasm0(sums, wasm.__wbindgen_malloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(pin) ? 0 : passStringToWasm0(pin, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.manifests_new(ptr0, len0, ptr1, len1);
+            this.__wbg_ptr = ret;
+            ManifestsFinalization.register(this, this.__wbg_ptr, this);
+            return this;
+        }
+        /**
+         * A record by its path under `data/` (a gzipped one as the record it
+         * holds), with its bytes, or `undefined` and why it could not be read.
+         * @param {string} rel
+         * @param {Uint8Array | number[] | null} [bytes]
+         * @param {string | null} [why]
+         */
+        record(rel, bytes, why) {
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.manifests_record(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+        }
+        /**
+         * The SHA-256 of `SHA256SUMS`.
+         * @returns {string}
+         */
+        root_digest() {
+            let deferred1_0;
+            let deferred1_1;
+            try {
+                const ret = wasm.manifests_root_digest(this.__wbg_ptr);
+                deferred1_0 = ret[0];
+                deferred1_1 = ret[1];
+                return getStringFromWasm0(ret[0], ret[1]);
+            } finally {
+                wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+            }
+        }
+        /**
+         * A digest page `page` shows of `what`, against the one found.
+         * @param {string} page
+         * @param {string} what
+         * @param {string} shown
+         * @param {string} actual
+         */
+        shown(page, what, shown, actual) {
+            let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
+            try {
+                ptr0 = passStringToWasm0(page, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(what, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = passStringToWasm0(shown, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+                ptr3 = passStringToWasm0(actual, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len3 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.manifests_shown(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
+        }
+    }
+    if (Symbol.dispose) Manifests.prototype[Symbol.dispose] = Manifests.prototype.free;
+    exports.Manifests = Manifests;
+
+    /**
+     * The lowercase digest a pin gives (`#root=`), or an error naming why it is
+     * not a pin.
+     * @param {string} text
+     * @returns {string}
+     */
+    function parse_pin(text) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.parse_pin(ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    exports.parse_pin = parse_pin;
 
     /**
      * Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
@@ -162,28 +375,45 @@ let wasm_bindgen = (function(exports) {
     exports.sha256_hex = sha256_hex;
 
     /**
-     * Verifies a report file's text (from `receipts export`); returns the same JSON as `Bundle::verify`.
+     * Verifies a report file's text (from `receipts export`), anchored by
+     * `pin` (a parsed root digest) and by `site_sums` (the `SHA256SUMS` of the
+     * site it is checked against) when given; returns the same JSON as
+     * `Bundle::verify`.
      * @param {string} text
+     * @param {string | null} [pin]
+     * @param {Uint8Array | number[] | null} [site_sums]
      * @returns {string}
      */
-    function verify_report_text(text) {
-        let deferred3_0;
-        let deferred3_1;
+    function verify_report_text(text, pin, site_sums) {
+        let deferred5_0;
+        let deferred5_1;
         try {
-            const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len0 = WASM_VECTOR_LEN;
-            const ret = wasm.verify_report_text(ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(pin) ? 0 : passStringToWasm0(pin, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = isLikeNone(site_sums) ? 0 : passArray8ToWasm0(site_sums, wasm.__wbindgen_malloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.verify_report_text(ptr0, len0, ptr1, len1, ptr2, len2);
+            var ptr4 = ret[0];
+            var len4 = ret[1];
             if (ret[3]) {
-                ptr2 = 0; len2 = 0;
+                ptr4 = 0; len4 = 0;
                 throw takeFromExternrefTable0(ret[2]);
             }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
+            deferred5_0 = ptr4;
+            deferred5_1 = len4;
+            return getStringFromWasm0(ptr4, len4);
         } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+            wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
         }
     }
     exports.verify_report_text = verify_report_text;
@@ -215,6 +445,9 @@ let wasm_bindgen = (function(exports) {
     const BundleFinalization = (typeof FinalizationRegistry === 'undefined')
         ? { register: () => {}, unregister: () => {} }
         : new FinalizationRegistry(ptr => wasm.__wbg_bundle_free(ptr, 1));
+    const ManifestsFinalization = (typeof FinalizationRegistry === 'undefined')
+        ? { register: () => {}, unregister: () => {} }
+        : new FinalizationRegistry(ptr => wasm.__wbg_manifests_free(ptr, 1));
 
     function getStringFromWasm0(ptr, len) {
         ptr = ptr >>> 0;
@@ -227,6 +460,10 @@ let wasm_bindgen = (function(exports) {
             cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
         }
         return cachedUint8ArrayMemory0;
+    }
+
+    function isLikeNone(x) {
+        return x === undefined || x === null;
     }
 
     function passArray8ToWasm0(arg, malloc) {

@@ -42,14 +42,16 @@ impl Bundle {
     }
 
     /// The report of run `run` of experiment directory `dir`, as `receipts
-    /// export` writes it (pretty JSON and a final newline).
+    /// export` writes it (pretty JSON and a final newline); `sums` and
+    /// `records_sums` are the site's two manifests.
     pub fn export_report(
         &self,
         dir: &str,
         run: &str,
-        records_digest: &str,
+        sums: &str,
+        records_sums: &str,
     ) -> Result<String, JsError> {
-        let report = crate::verify::assemble_report(&self.files, dir, run, records_digest)
+        let report = crate::verify::assemble_report(&self.files, dir, run, sums, records_sums)
             .map_err(|e| JsError::new(&e))?;
         let mut text =
             serde_json::to_string_pretty(&report).map_err(|e| JsError::new(&e.to_string()))?;
@@ -67,15 +69,119 @@ impl Bundle {
     }
 }
 
-/// Verifies a report file's text (from `receipts export`); returns the same JSON as `Bundle::verify`.
+/// The lowercase digest a pin gives (`#root=`), or an error naming why it is
+/// not a pin.
 #[wasm_bindgen]
-pub fn verify_report_text(text: &str) -> Result<String, JsError> {
+pub fn parse_pin(text: &str) -> Result<String, JsError> {
+    crate::manifest::parse_pin(text).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Verifies a report file's text (from `receipts export`), anchored by
+/// `pin` (a parsed root digest) and by `site_sums` (the `SHA256SUMS` of the
+/// site it is checked against) when given; returns the same JSON as
+/// `Bundle::verify`.
+#[wasm_bindgen]
+pub fn verify_report_text(
+    text: &str,
+    pin: Option<String>,
+    site_sums: Option<Vec<u8>>,
+) -> Result<String, JsError> {
     let report: Report = serde_json::from_slice(text.as_bytes())
         .map_err(|e| JsError::new(&format!("not a report: {e}")))?;
-    let receipts = verify_report(&report);
+    let mut receipts = verify_report(&report);
+    receipts.extend(crate::verify::anchor_report(
+        &report,
+        pin.as_deref(),
+        site_sums.as_deref(),
+    ));
     let result = BundleResult {
         tally: Tally::of(&receipts),
         receipts,
     };
     serde_json::to_string(&result).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// The manifest checks of a site (see [`crate::manifest::ManifestCheck`]),
+/// fed the files as the worker fetches them.
+#[wasm_bindgen]
+pub struct Manifests {
+    check: Option<crate::manifest::ManifestCheck>,
+}
+
+#[wasm_bindgen]
+impl Manifests {
+    /// Starts with the bytes of the site's `SHA256SUMS` and the pinned root
+    /// digest, if any (already parsed by [`parse_pin`]).
+    #[wasm_bindgen(constructor)]
+    pub fn new(sums: &[u8], pin: Option<String>) -> Manifests {
+        Manifests {
+            check: Some(crate::manifest::ManifestCheck::new(sums, pin.as_deref())),
+        }
+    }
+
+    /// The SHA-256 of `SHA256SUMS`.
+    pub fn root_digest(&self) -> String {
+        self.check
+            .as_ref()
+            .map(|c| c.root_digest().to_string())
+            .unwrap_or_default()
+    }
+
+    /// A file the root manifest lists (`data/SHA256SUMS`, an asset), with
+    /// its bytes, or `undefined` when it could not be fetched.
+    pub fn file(&mut self, path: &str, bytes: Option<Vec<u8>>) {
+        let Some(check) = self.check.as_mut() else {
+            return;
+        };
+        let digest = bytes.as_deref().map(crate::digest::sha256_hex);
+        check.file(path, digest.as_deref());
+        if path == crate::manifest::RECORDS_SUMS {
+            if let Some(bytes) = &bytes {
+                check.records_manifest(bytes);
+            }
+        }
+    }
+
+    /// A record by its path under `data/` (a gzipped one as the record it
+    /// holds), with its bytes, or `undefined` and why it could not be read.
+    pub fn record(&mut self, rel: &str, bytes: Option<Vec<u8>>, why: Option<String>) {
+        if let Some(check) = self.check.as_mut() {
+            let digest = bytes.as_deref().map(crate::digest::sha256_hex);
+            let why = why.unwrap_or_else(|| "the record could not be fetched".to_string());
+            check.record(rel, digest.as_deref().ok_or(why.as_str()));
+        }
+    }
+
+    /// The site's code against the copies this verifier ships (`shipped`:
+    /// JSON, path → SHA-256), for a site built by `built_by`, this being `ours`.
+    pub fn against_shipped(
+        &mut self,
+        shipped: &str,
+        built_by: Option<String>,
+        ours: &str,
+    ) -> Result<(), JsError> {
+        let shipped: BTreeMap<String, String> =
+            serde_json::from_str(shipped).map_err(|e| JsError::new(&format!("shipped: {e}")))?;
+        if let Some(check) = self.check.as_mut() {
+            check.against_shipped(&shipped, built_by.as_deref(), ours);
+        }
+        Ok(())
+    }
+
+    /// A digest page `page` shows of `what`, against the one found.
+    pub fn shown(&mut self, page: &str, what: &str, shown: &str, actual: &str) {
+        if let Some(check) = self.check.as_mut() {
+            check.shown(page, what, shown, actual);
+        }
+    }
+
+    /// The receipts as JSON (`{"root_digest", "records_digest", "receipts"}`);
+    /// `whole_site` when every file of the site was fed.
+    pub fn finish(&mut self, whole_site: bool) -> Result<String, JsError> {
+        let check = self
+            .check
+            .take()
+            .ok_or_else(|| JsError::new("the manifest checks are finished already"))?;
+        serde_json::to_string(&check.finish(whole_site)).map_err(|e| JsError::new(&e.to_string()))
+    }
 }

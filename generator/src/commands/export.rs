@@ -25,13 +25,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let site_data = args.root.join(crate::data::DATA_DIR);
     // A built site has its records, and their manifest, under data/.
     let is_site = site_data.join(receipts_verifier::manifest::SUMS).is_file();
-    let corpus = if is_site {
-        load::load_records(&args.root, &site_data).map_err(BuildError::from)?
+    let (corpus, sums) = if is_site {
+        let sums_path = args.root.join(receipts_verifier::manifest::SUMS);
+        let sums = std::fs::read_to_string(&sums_path).map_err(|e| {
+            BuildError::from(crate::error::InputError::new(
+                sums_path.display().to_string(),
+                e.to_string(),
+            ))
+        })?;
+        (
+            load::load_site(&args.root).map_err(BuildError::from)?,
+            Some(sums),
+        )
     } else {
-        load::load(&args.root).map_err(BuildError::from)?
+        (load::load(&args.root).map_err(BuildError::from)?, None)
     };
     validate::validate(&corpus).map_err(BuildError::from)?;
-    let report = report::export(&corpus, &args.run).map_err(BuildError::from)?;
+    let report = report::export(&corpus, &args.run, sums.as_deref()).map_err(BuildError::from)?;
     let mut bytes = serde_json::to_vec_pretty(&report).context("serializing the report")?;
     bytes.push(b'\n');
     let out = args

@@ -5,6 +5,7 @@ mod export;
 pub mod schema;
 mod serve;
 mod simulate;
+mod verifier;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,8 @@ pub enum Command {
     Serve(serve::Args),
     /// Verify a built site or an exported report: every receipt recomputed.
     Verify(verify::Args),
+    /// Write the standalone verifier: a page that checks a site without running its code.
+    Verifier(verifier::Args),
     /// Export one run as a self-contained report file.
     Export(export::Args),
     /// Write the simulated sample input (or a large experiment for scale tests).
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Build(args) => build::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Verifier(args) => verifier::run(args),
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Schema(args) => schema::run(args),

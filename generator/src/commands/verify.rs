@@ -1,18 +1,30 @@
-//! `receipts verify <site-dir | report.json> [--json] [--expect-root HEX]`:
-//! exit 0 when every receipt passes, 1 when any fails, 2 when the input is unusable.
+//! `receipts verify <site-dir | report.json> [--json] [--expect-root HEX]
+//! [--site DIR] [--allow-unchecked]`.
+//!
+//! Exit 0 when every receipt passes; 1 when any fails; 2 when the input is
+//! unusable (a pin that is not a digest included); 3 when nothing failed but
+//! something could not be checked or anchored (0 with `--allow-unchecked`).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use receipts_verifier::manifest::parse_pin;
 use receipts_verifier::model::Report;
-use receipts_verifier::verify::{verify_report, Receipt, Status, Tally};
+use receipts_verifier::verify::{anchor_report, verify_report, Receipt, Status, Tally};
 
 use crate::audit::audit;
 use crate::build::BuildError;
 use crate::error::InputError;
 
 use super::Failure;
+
+/// How many pages that differ from their rendering the text output names.
+const PAGES_SHOWN: usize = 10;
+
+/// Exit code when nothing failed but something could not be checked or anchored.
+pub const EXIT_UNCHECKED: u8 = 3;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,12 +34,21 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Verify only the records under the site's data/, in memory, exactly as
-    /// the browser does (no manifests); with --json, print that result as is.
+    /// the browser does (no manifests, no pages); with --json, print that result as is.
     #[arg(long)]
     pub records_only: bool,
-    /// Fail unless the site's root digest (SHA-256 of SHA256SUMS) is this one.
+    /// Fail unless the site's root digest (SHA-256 of SHA256SUMS), or the
+    /// root digest a report names, is this one: 64 hex digits, optionally
+    /// prefixed sha256:.
     #[arg(long, value_name = "HEX")]
     pub expect_root: Option<String>,
+    /// With a report: the site it was exported from, whose SHA256SUMS anchors it.
+    #[arg(long, value_name = "DIR")]
+    pub site: Option<PathBuf>,
+    /// Exit 0 rather than 3 when nothing failed but something could not be
+    /// checked or anchored.
+    #[arg(long)]
+    pub allow_unchecked: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -40,10 +61,21 @@ struct Outcome<'a> {
     receipts: &'a [Receipt],
 }
 
+/// Writes to standard output; a reader that went away (`| head`) ends the
+/// output quietly instead of a panic.
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure {
+            message: format!("writing the result: {e}"),
+            code: 1,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The records under `dir`, path → bytes, as the browser hands them to the verifier.
-fn read_records(
-    dir: &std::path::Path,
-) -> Result<std::collections::BTreeMap<String, Vec<u8>>, InputError> {
+fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>>, InputError> {
     let mut files = std::collections::BTreeMap::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| InputError::new(dir.display().to_string(), e.to_string()))?;
@@ -64,53 +96,110 @@ fn read_records(
     Ok(files)
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+fn records_only(args: &Args) -> Result<(), Failure> {
     let target = args.target.display().to_string();
-    if args.records_only {
-        let files =
-            read_records(&args.target.join(crate::data::DATA_DIR)).map_err(BuildError::from)?;
-        let result =
-            receipts_verifier::verify::verify_files(&files, &receipts_verifier::verify::Scope::All);
-        if args.json {
-            println!(
-                "{}",
-                serde_json::to_string(&result).context("serializing the result")?
-            );
-        } else {
-            let t = result.tally;
-            println!(
-                "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked",
-                t.total(),
-                t.pass,
-                t.fail,
-                t.could_not_check
-            );
-        }
-        return if result.tally.fail > 0 {
-            Err(Failure {
-                message: format!("{} receipts failed", result.tally.fail),
-                code: 1,
-            })
-        } else {
-            Ok(())
-        };
+    let files = read_records(&args.target.join(crate::data::DATA_DIR)).map_err(BuildError::from)?;
+    let result =
+        receipts_verifier::verify::verify_files(&files, &receipts_verifier::verify::Scope::All);
+    if args.json {
+        let text = serde_json::to_string(&result).context("serializing the result")?;
+        print(&format!("{text}\n"))?;
+    } else {
+        let t = result.tally;
+        print(&format!(
+            "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked\n",
+            t.total(),
+            t.pass,
+            t.fail,
+            t.could_not_check
+        ))?;
     }
+    outcome(result.tally, args.allow_unchecked)
+}
+
+/// The exit the tally calls for.
+fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure> {
+    if tally.fail > 0 {
+        Err(Failure {
+            message: format!("{} receipts failed", tally.fail),
+            code: 1,
+        })
+    } else if tally.could_not_check > 0 && !allow_unchecked {
+        Err(Failure {
+            message: format!(
+                "nothing failed, but {} receipts could not be checked or anchored (--allow-unchecked accepts that)",
+                tally.could_not_check
+            ),
+            code: EXIT_UNCHECKED,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// What was verified: its root and records digests, when known, and every receipt.
+type Found = (Option<String>, Option<String>, Vec<Receipt>);
+
+/// A report's receipts: its own consistency, then its anchor.
+fn report_receipts(args: &Args, pin: Option<&str>) -> Result<Found, Failure> {
+    let target = args.target.display().to_string();
+    let bytes = std::fs::read(&args.target)
+        .map_err(|e| BuildError::from(InputError::new(&target, e.to_string())))?;
+    let report: Report = crate::parse::json(&target, &bytes).map_err(BuildError::from)?;
+    let site_sums = match &args.site {
+        Some(site) => {
+            let path = site.join(receipts_verifier::manifest::SUMS);
+            Some(std::fs::read(&path).map_err(|e| {
+                BuildError::from(InputError::new(
+                    path.display().to_string(),
+                    format!("cannot read it ({e}): --site must be a site receipts built"),
+                ))
+            })?)
+        }
+        None => None,
+    };
+    let mut receipts = verify_report(&report);
+    receipts.extend(anchor_report(&report, pin, site_sums.as_deref()));
+    let root = report.site.as_ref().map(|s| s.root_digest.clone());
+    Ok((root, Some(report.records_digest.clone()), receipts))
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    if args.records_only {
+        return records_only(&args);
+    }
+    let pin = match &args.expect_root {
+        Some(text) => Some(parse_pin(text).map_err(|e| Failure {
+            message: format!("--expect-root: {e}"),
+            code: crate::error::EXIT_INPUT as u8,
+        })?),
+        None => None,
+    };
+    let target = args.target.display().to_string();
     let (root_digest, records_digest, receipts) = if args.target.is_dir() {
-        let found = audit(&args.target, args.expect_root.as_deref()).map_err(BuildError::from)?;
+        if args.site.is_some() {
+            return Err(Failure {
+                message: "--site goes with a report, not a site".to_string(),
+                code: crate::error::EXIT_INPUT as u8,
+            });
+        }
+        let found = audit(&args.target, pin.as_deref()).map_err(BuildError::from)?;
         (
             Some(found.root_digest),
             found.records_digest,
             found.receipts,
         )
     } else {
-        let bytes = std::fs::read(&args.target)
-            .map_err(|e| BuildError::from(InputError::new(&target, e.to_string())))?;
-        let report: Report = crate::parse::json(&target, &bytes).map_err(BuildError::from)?;
-        let digest = report.records_digest.clone();
-        (None, Some(digest), verify_report(&report))
+        report_receipts(&args, pin.as_deref())?
     };
     let tally = Tally::of(&receipts);
-    let status = if tally.fail > 0 { "failed" } else { "verified" };
+    let status = if tally.fail > 0 {
+        "failed"
+    } else if tally.could_not_check > 0 {
+        "unchecked"
+    } else {
+        "verified"
+    };
     if args.json {
         let outcome = Outcome {
             target: target.clone(),
@@ -121,40 +210,54 @@ pub fn run(args: Args) -> Result<(), Failure> {
             receipts: &receipts,
         };
         let text = serde_json::to_string_pretty(&outcome).context("serializing the result")?;
-        println!("{text}");
+        print(&format!("{text}\n"))?;
     } else {
+        let mut text = String::new();
+        // A change to the records changes many pages; the first few say enough.
+        let mut pages = 0;
         for r in receipts.iter().filter(|r| r.status == Status::Fail) {
-            println!(
-                "FAIL {}: {}: recorded {}; recomputed {}",
+            if r.claim == crate::audit::RENDERED {
+                pages += 1;
+                if pages > PAGES_SHOWN {
+                    continue;
+                }
+            }
+            text.push_str(&format!(
+                "FAIL {}: {}: recorded {}; recomputed {}\n",
                 r.subject, r.claim, r.recorded, r.recomputed
-            );
+            ));
+        }
+        if pages > PAGES_SHOWN {
+            text.push_str(&format!(
+                "FAIL and {} more pages that are not what the records render (--json lists every one)\n",
+                pages - PAGES_SHOWN
+            ));
         }
         for r in receipts
             .iter()
             .filter(|r| r.status == Status::CouldNotCheck)
         {
-            println!(
-                "COULD NOT CHECK {}: {}: {}",
+            text.push_str(&format!(
+                "COULD NOT CHECK {}: {}: {}\n",
                 r.subject, r.claim, r.recomputed
-            );
+            ));
         }
-        println!(
-            "{target}: {status}: {} receipts, {} pass, {} fail, {} could not be checked",
+        let said = match status {
+            "verified" => "verified",
+            "failed" => "failed",
+            _ => "nothing failed, not everything checked",
+        };
+        text.push_str(&format!(
+            "{target}: {said}: {} receipts, {} pass, {} fail, {} could not be checked\n",
             tally.total(),
             tally.pass,
             tally.fail,
             tally.could_not_check
-        );
+        ));
         if let Some(d) = &root_digest {
-            println!("root digest {d}");
+            text.push_str(&format!("root digest {d}\n"));
         }
+        print(&text)?;
     }
-    if tally.fail > 0 {
-        Err(Failure {
-            message: format!("{} receipts failed", tally.fail),
-            code: 1,
-        })
-    } else {
-        Ok(())
-    }
+    outcome(tally, args.allow_unchecked)
 }

@@ -44,10 +44,16 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Directory names inside `experiments/` that are not experiments.
 pub const TASKS_DIR: &str = "tasks";
 pub const OBJECTS_DIR: &str = "objects";
+/// Where a site publishes the showcase and the documents, inside `data/`;
+/// reserved as names of experiments.
+pub const SHOWCASE_DIR: &str = "showcase";
+pub const DOCS_DIR: &str = "docs";
 
 /// Everything the input holds, parsed.
 #[derive(Debug)]
 pub struct Corpus {
+    /// Where it was read from.
+    pub sources: Sources,
     /// The records directory (`experiments/`, or `data/` in a built site).
     pub records_dir: PathBuf,
     /// How messages name the records directory, e.g. `experiments`.
@@ -65,7 +71,8 @@ pub struct Corpus {
     pub showcase: Option<LoadedShowcase>,
     /// Markdown documents sorted by path.
     pub docs: Vec<Document>,
-    /// The SHA-256 of every file read under `experiments/`, by path relative to it.
+    /// The SHA-256 of every file the site publishes under `data/` (the
+    /// records, the showcase and the documents), by that path.
     pub record_digests: BTreeMap<String, String>,
 }
 
@@ -135,61 +142,129 @@ pub struct Document {
 
 /// Reads the input under `root`.
 pub fn load(root: &Path) -> Result<Corpus, InputError> {
-    let experiments_dir = root.join("experiments");
-    let reader = Reader {
-        root,
-        experiments: experiments_dir.clone(),
-        digests: Mutex::new(BTreeMap::new()),
+    let experiments = root.join("experiments");
+    for reserved in [SHOWCASE_DIR, DOCS_DIR] {
+        let dir = experiments.join(reserved);
+        if fs::symlink_metadata(&dir).is_ok() {
+            return Err(InputError::new(
+                display_path(root, &dir),
+                format!("`{reserved}` is reserved inside experiments/ (a site publishes {reserved}/ there); rename the directory"),
+            ));
+        }
+    }
+    let sources = Sources {
+        showcase: root.join(SHOWCASE_DIR),
+        docs: root.join(DOCS_DIR),
+        experiments,
     };
-    if !reader.is_dir(&experiments_dir)? {
+    let reader = Reader::new(root, &sources);
+    if !reader.is_dir(&sources.experiments)? {
         return Err(InputError::new(
-            display_path(root, &experiments_dir),
+            display_path(root, &sources.experiments),
             "no experiments directory: nothing to build (run `receipts simulate` to write the sample)",
         ));
     }
-    let mut corpus = reader.records()?;
-    let showcase_file = root.join("showcase").join("showcase.json");
-    if reader.is_dir(&root.join("showcase"))? && showcase_file.is_file() {
-        corpus.showcase = Some(reader.showcase(&showcase_file)?);
-    }
-    corpus.docs = reader.docs(&root.join("docs"))?;
-    corpus.record_digests = reader
-        .digests
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    Ok(corpus)
+    reader.everything(sources)
 }
 
-/// Reads only the records under `records` (laid out like `experiments/`, as
-/// `data/` is in a built site); messages name files relative to `root`.
-pub fn load_records(root: &Path, records: &Path) -> Result<Corpus, InputError> {
-    let reader = Reader {
-        root,
-        experiments: records.to_path_buf(),
-        digests: Mutex::new(BTreeMap::new()),
+/// Reads what a built site was made from: the records, the showcase and the
+/// documents under `site/data/`, as [`load`] reads a project; messages name
+/// files relative to `site`. `receipts verify` renders the site again from it.
+pub fn load_site(site: &Path) -> Result<Corpus, InputError> {
+    let data = site.join(crate::data::DATA_DIR);
+    let sources = Sources {
+        showcase: data.join(SHOWCASE_DIR),
+        docs: data.join(DOCS_DIR),
+        experiments: data,
     };
-    if !reader.is_dir(records)? {
+    let reader = Reader::new(site, &sources);
+    if !reader.is_dir(&sources.experiments)? {
         return Err(InputError::new(
-            display_path(root, records),
+            display_path(site, &sources.experiments),
             "no records directory",
         ));
     }
-    let mut corpus = reader.records()?;
-    corpus.record_digests = reader
-        .digests
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    Ok(corpus)
+    reader.everything(sources)
+}
+
+/// Where a corpus is read from.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// The records: `experiments/` in a project, `data/` in a site.
+    pub experiments: PathBuf,
+    /// `showcase/` in a project, `data/showcase/` in a site.
+    pub showcase: PathBuf,
+    /// `docs/` in a project, `data/docs/` in a site.
+    pub docs: PathBuf,
+}
+
+impl Sources {
+    /// The file holding published record `rel` (a path under the site's `data/`).
+    pub fn file(&self, rel: &str) -> PathBuf {
+        if let Some(rest) = rel
+            .strip_prefix(SHOWCASE_DIR)
+            .and_then(|r| r.strip_prefix('/'))
+        {
+            return self.showcase.join(rest);
+        }
+        if let Some(rest) = rel.strip_prefix(DOCS_DIR).and_then(|r| r.strip_prefix('/')) {
+            return self.docs.join(rest);
+        }
+        self.experiments.join(rel)
+    }
+
+    /// The published path (under the site's `data/`) of a file read from `path`.
+    fn published(&self, path: &Path) -> Option<String> {
+        let under = |dir: &Path, prefix: Option<&str>| {
+            path.strip_prefix(dir).ok().map(|_| {
+                let rel = display_path(dir, path);
+                match prefix {
+                    Some(p) => format!("{p}/{rel}"),
+                    None => rel,
+                }
+            })
+        };
+        under(&self.showcase, Some(SHOWCASE_DIR))
+            .or_else(|| under(&self.docs, Some(DOCS_DIR)))
+            .or_else(|| under(&self.experiments, None))
+    }
 }
 
 struct Reader<'a> {
     root: &'a Path,
     experiments: PathBuf,
-    /// Digests of the files read under `experiments/`, recorded as they are read.
+    sources: Sources,
+    /// Digests of the files a site publishes under `data/`, by that path,
+    /// recorded as they are read.
     digests: Mutex<BTreeMap<String, String>>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(root: &'a Path, sources: &Sources) -> Reader<'a> {
+        Reader {
+            root,
+            experiments: sources.experiments.clone(),
+            sources: sources.clone(),
+            digests: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn take_digests(self) -> BTreeMap<String, String> {
+        self.digests.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The records, the showcase and the documents.
+    fn everything(self, sources: Sources) -> Result<Corpus, InputError> {
+        let mut corpus = self.records()?;
+        let showcase_file = sources.showcase.join("showcase.json");
+        if self.is_dir(&sources.showcase)? && showcase_file.is_file() {
+            corpus.showcase = Some(self.showcase(&showcase_file)?);
+        }
+        corpus.docs = self.docs(&sources.docs)?;
+        corpus.sources = sources;
+        corpus.record_digests = self.take_digests();
+        Ok(corpus)
+    }
     fn name(&self, path: &Path) -> String {
         display_path(self.root, path)
     }
@@ -222,8 +297,8 @@ impl Reader<'_> {
             bytes = gzip::decompress(&bytes, MAX_FILE_BYTES)
                 .map_err(|e| InputError::new(self.name(path), e))?;
         }
-        if path.starts_with(&self.experiments) {
-            let rel = gzip::record_path(&display_path(&self.experiments, path)).to_string();
+        if let Some(rel) = self.sources.published(path) {
+            let rel = gzip::record_path(&rel).to_string();
             let digest = receipts_verifier::digest::sha256_hex(&bytes);
             self.digests
                 .lock()
@@ -255,7 +330,16 @@ impl Reader<'_> {
         let mut experiments = Vec::new();
         for sub in self.subdirs(dir)? {
             let name = file_name(&sub);
-            if [TASKS_DIR, OBJECTS_DIR, HARNESS_DIR, REGRESSIONS_DIR].contains(&name.as_str()) {
+            if [
+                TASKS_DIR,
+                OBJECTS_DIR,
+                HARNESS_DIR,
+                REGRESSIONS_DIR,
+                SHOWCASE_DIR,
+                DOCS_DIR,
+            ]
+            .contains(&name.as_str())
+            {
                 continue;
             }
             experiments.push(self.experiment(&sub)?);
@@ -263,6 +347,7 @@ impl Reader<'_> {
         let harness = self.suites(&dir.join(HARNESS_DIR))?;
         let regressions = self.regressions(&dir.join(REGRESSIONS_DIR))?;
         Ok(Corpus {
+            sources: self.sources.clone(),
             records_dir: dir.clone(),
             records_name: self.name(dir),
             tasks,

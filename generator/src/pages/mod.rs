@@ -76,7 +76,9 @@ pub fn render(
         "verify.html",
         any_simulated,
         &all,
-        minijinja::context! {},
+        minijinja::context! {
+            trust_doc => corpus.docs.iter().any(|d| d.path == "TRUST.md"),
+        },
     )?;
     out.write(
         "compare.html",

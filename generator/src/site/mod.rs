@@ -54,6 +54,9 @@ pub struct SiteInfo {
     pub has_docs: bool,
     /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
     pub records_digest: String,
+    /// SHA-256 of `SHA256SUMS`, which lists the records and the assets:
+    /// shown in every page's footer, the digest a reader pins.
+    pub root_digest: String,
     /// Run records are published gzipped (`--compress-records`).
     pub records_gzipped: bool,
 }
@@ -154,7 +157,12 @@ pub(crate) fn label<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
-pub fn site_info(corpus: &Corpus, records_digest: &str, records_gzipped: bool) -> SiteInfo {
+pub fn site_info(
+    corpus: &Corpus,
+    records_digest: &str,
+    root_digest: &str,
+    records_gzipped: bool,
+) -> SiteInfo {
     SiteInfo {
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
@@ -163,6 +171,7 @@ pub fn site_info(corpus: &Corpus, records_digest: &str, records_gzipped: bool) -
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
         records_digest: records_digest.to_string(),
+        root_digest: root_digest.to_string(),
         records_gzipped,
     }
 }

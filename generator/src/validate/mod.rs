@@ -33,7 +33,41 @@ pub fn validate_published(corpus: &Corpus) -> Result<(), InputError> {
 }
 
 fn validate_with(corpus: &Corpus, object_names: bool) -> Result<(), InputError> {
-    named_in(corpus, validate_records(corpus, object_names))
+    named_in(corpus, validate_records(corpus, object_names))?;
+    named_in(corpus, documents(corpus))
+}
+
+/// Every Markdown text the site renders nests no deeper than the renderer accepts.
+fn documents(corpus: &Corpus) -> Result<(), InputError> {
+    let logs = corpus.experiments.iter().map(|e| {
+        (
+            format!("experiments/{}/{}", e.dir, e.experiment.preregistration.log),
+            e.log.as_str(),
+        )
+    });
+    let narrative = corpus.showcase.iter().map(|s| {
+        (
+            format!("showcase/{}", s.showcase.narrative),
+            s.narrative.as_str(),
+        )
+    });
+    let docs = corpus
+        .docs
+        .iter()
+        .map(|d| (format!("docs/{}", d.path), d.markdown.as_str()));
+    for (file, text) in logs.chain(narrative).chain(docs) {
+        if let Some(line) = crate::markdown::too_deep(text) {
+            return Err(InputError::at(
+                file,
+                format!("line {line}"),
+                format!(
+                    "Markdown nested more than {} levels deep (block quotes, lists or emphasis); flatten it",
+                    crate::markdown::MAX_NESTING
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Messages name files under `experiments/`; records elsewhere (a site's

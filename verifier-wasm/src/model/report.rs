@@ -27,8 +27,26 @@ pub struct Report {
     pub record_digests: BTreeMap<String, String>,
     /// The records digest of the site the report was exported from.
     pub records_digest: String,
+    /// The site the report was exported from, by its two manifests: what
+    /// anchors the report to a root digest. Absent in reports of older
+    /// versions, which can only be checked as consistent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<ReportSite>,
     /// What the run amounts to, as exported.
     pub claims: ReportClaims,
+}
+
+/// The manifests of the site a report was exported from, verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReportSite {
+    /// The site's root digest: the SHA-256 of `sums`.
+    pub root_digest: String,
+    /// The site's `SHA256SUMS`, which lists `data/SHA256SUMS`.
+    pub sums: String,
+    /// The site's `data/SHA256SUMS`, which lists every record and object.
+    pub records_sums: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

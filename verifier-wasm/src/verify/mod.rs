@@ -29,7 +29,7 @@ pub use regression::{
     verify_benchmark, verify_regressions, verify_skill_edit, Decision, EditCost, Level0Diff, Rates,
     RegressionVerification, CONTROL, DRIFT, LEVEL0,
 };
-pub use report::{assemble_report, verify_report};
+pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};
 
 use std::collections::BTreeMap;

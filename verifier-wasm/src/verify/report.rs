@@ -8,7 +8,8 @@ use serde::de::DeserializeOwned;
 
 use crate::cost::run_cost;
 use crate::digest::sha256_hex;
-use crate::model::{Experiment, Report, Run, Task};
+use crate::manifest::{parse_sums, DATA_DIR, RECORDS_SUMS, SUMS};
+use crate::model::{Experiment, Report, ReportSite, Run, Task};
 
 use super::published::agrees;
 use super::run::{task_input_bytes, verify_run};
@@ -130,15 +131,133 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
     out
 }
 
+/// The receipts that anchor `report` to the site it names: its manifests
+/// against the root digest it names and against each other, and its records
+/// and objects against the records manifest. A report is anchored only by
+/// something it does not carry itself: `pin`, the root digest the reader was
+/// given, or `site_sums`, the `SHA256SUMS` of the site it is checked
+/// against. Without either, a forger could have made the whole report
+/// consistent, and a receipt says it could not be checked.
+pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]>) -> Vec<Receipt> {
+    let mut out = Vec::new();
+    let Some(site) = &report.site else {
+        out.push(Receipt::unchecked(
+            "report",
+            "site",
+            "not named",
+            "the report names no site (written by an older receipts): it is consistent, not anchored",
+        ));
+        return out;
+    };
+    let root = sha256_hex(site.sums.as_bytes());
+    out.push(Receipt::new(
+        "report",
+        "site.root_digest",
+        &site.root_digest,
+        &root,
+        site.root_digest == root,
+    ));
+    let records_digest = sha256_hex(site.records_sums.as_bytes());
+    let listed = parse_sums(&site.sums)
+        .map_err(|e| format!("site.sums: {e}"))
+        .and_then(|s| {
+            s.get(RECORDS_SUMS)
+                .cloned()
+                .ok_or_else(|| format!("site.sums does not list {RECORDS_SUMS}"))
+        });
+    out.push(match listed {
+        Ok(listed) => Receipt::new(
+            "report",
+            format!("site.records_sums in {SUMS}"),
+            &listed,
+            &records_digest,
+            listed == records_digest,
+        ),
+        Err(e) => Receipt::new(
+            "report",
+            format!("site.records_sums in {SUMS}"),
+            e,
+            &records_digest,
+            false,
+        ),
+    });
+    out.push(Receipt::new(
+        "report",
+        "records_digest",
+        &report.records_digest,
+        &records_digest,
+        report.records_digest == records_digest,
+    ));
+    match parse_sums(&site.records_sums) {
+        Ok(records) => {
+            let named = report
+                .records
+                .iter()
+                .map(|(path, text)| (path.clone(), sha256_hex(text.as_bytes())))
+                .chain(
+                    report
+                        .objects
+                        .keys()
+                        .map(|d| (format!("objects/{d}"), d.clone())),
+                );
+            for (path, digest) in named {
+                let claim = format!("SHA-256 in {DATA_DIR}/{SUMS}");
+                out.push(match records.get(&path) {
+                    Some(listed) => Receipt::new(&path, claim, listed, &digest, *listed == digest),
+                    None => Receipt::new(&path, claim, "not listed", &digest, false),
+                });
+            }
+        }
+        Err(e) => out.push(Receipt::new(
+            "report",
+            "site.records_sums",
+            "a SHA256SUMS file",
+            e.to_string(),
+            false,
+        )),
+    }
+    if let Some(pin) = pin {
+        out.push(Receipt::new(
+            SUMS,
+            "root digest",
+            pin,
+            &site.root_digest,
+            pin == site.root_digest,
+        ));
+    }
+    if let Some(sums) = site_sums {
+        let theirs = sha256_hex(sums);
+        out.push(Receipt::new(
+            SUMS,
+            "root digest of the site checked against",
+            &theirs,
+            &site.root_digest,
+            theirs == site.root_digest,
+        ));
+    }
+    if pin.is_none() && site_sums.is_none() {
+        out.push(Receipt::unchecked(
+            "report",
+            "anchored",
+            &site.root_digest,
+            "consistent, not anchored: nothing but the report itself vouches for this root digest; give the site or the root digest you were given",
+        ));
+    }
+    out
+}
+
 /// Assembles the report of run `run` of experiment directory `dir` from the
 /// published files it needs (paths under the records root): the experiment,
 /// task and run records and the objects the run names. `records_digest` is
-/// the site's. The same function serves `receipts export` and the browser.
+/// `sums` and `records_sums` are the site's `SHA256SUMS` and
+/// `data/SHA256SUMS`, which anchor the report to the site's root digest.
+/// The same function serves `receipts export` and the browser.
 pub fn assemble_report(
     files: &BTreeMap<String, Vec<u8>>,
     dir: &str,
     run: &str,
-    records_digest: &str,
+    sums: &str,
+    records_sums: &str,
 ) -> Result<Report, String> {
     let text = |path: &str| -> Result<String, String> {
         let bytes = files
@@ -212,7 +331,12 @@ pub fn assemble_report(
                 .iter()
                 .map(|(d, b)| (d.clone(), crate::model::ReportObject::encode(b))),
         ),
-        records_digest: records_digest.to_string(),
+        records_digest: sha256_hex(records_sums.as_bytes()),
+        site: Some(ReportSite {
+            root_digest: sha256_hex(sums.as_bytes()),
+            sums: sums.to_string(),
+            records_sums: records_sums.to_string(),
+        }),
         claims: crate::model::ReportClaims {
             passed: verification.passed(),
             cost_usd: crate::model::CostBound {

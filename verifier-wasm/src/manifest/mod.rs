@@ -2,11 +2,18 @@
 //! reads, and an in-toto Statement v1 naming every file as a subject.
 //!
 //! A site carries two manifests. `data/SHA256SUMS` lists the published
-//! records; its digest, the *records digest*, is shown in every page's footer.
-//! `SHA256SUMS` at the root lists every published file (pages, assets,
-//! records, `data/SHA256SUMS` and the statement); its digest is the site's
-//! *root digest*. A page cannot show the root digest itself: the root digest
-//! covers the page's own bytes.
+//! records; its digest is the *records digest*. `SHA256SUMS` at the root
+//! lists what the site is made from: the records, `data/SHA256SUMS` and the
+//! assets (see [`check::is_listed`]); its digest is the site's *root
+//! digest*, shown in every page's footer. The pages are rendered from those
+//! files and bound to them by rendering them again, so the root digest need
+//! not (and, shown on them, could not) cover their bytes.
+
+mod check;
+mod pin;
+
+pub use check::{is_listed, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR, RECORDS_SUMS};
+pub use pin::{parse_pin, PinError};
 
 use std::collections::BTreeMap;
 
@@ -98,6 +105,8 @@ pub struct Subject {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SitePredicate {
     pub builder: Builder,
+    /// SHA-256 of `SHA256SUMS`.
+    pub root_digest: String,
     /// SHA-256 of `data/SHA256SUMS`.
     pub records_digest: String,
     pub verification: crate::verify::Tally,

@@ -1,0 +1,89 @@
+//! `receipts verifier --out DIR`: the standalone verifier, a folder of its
+//! own (a page, its scripts and its WebAssembly) that checks a receipts site
+//! without running any of the site's code. It can be hosted anywhere or
+//! opened from disk: the WebAssembly and the worker travel inside
+//! `engine.js`, a classic script, because a page opened from disk may
+//! neither fetch files nor start a worker from one.
+//!
+//! It verifies the site's records and manifests as the site's own Verify
+//! page does, with its own copy of the verifier, and also holds the site's
+//! code to the copies this version ships (see
+//! `ManifestCheck::against_shipped`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use base64::Engine as _;
+
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::{format_sums, SUMS};
+
+use crate::render::{Theme, GLUE_JS, VERIFY_JS, WASM, WORKER_JS};
+
+const INDEX: &str = include_str!("../../site-templates/standalone/index.html");
+const SCRIPT: &[u8] = include_bytes!("../../site-templates/standalone/standalone.js");
+const STYLE: &str = "assets/style.css";
+
+/// The verifier's files, by name, as [`write`] writes them.
+pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
+    let theme = Theme::embedded();
+    let asset = |path: &str| -> Vec<u8> {
+        theme
+            .assets
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default()
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let shipped: BTreeMap<&str, String> = theme
+        .assets
+        .iter()
+        .map(|(p, b)| (p.as_str(), sha256_hex(b)))
+        .collect();
+    let worker = [asset(GLUE_JS), b"\n".to_vec(), asset(WORKER_JS)].concat();
+    let engine = serde_json::json!({
+        "version": version,
+        "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
+        "wasm": base64::engine::general_purpose::STANDARD.encode(asset(WASM)),
+        "assets": shipped,
+    });
+    let engine = format!(
+        "// The standalone verifier's engine: receipts {version}'s worker and WebAssembly, and the\n// SHA-256 of the code a site of this version ships.\nvar RECEIPTS_ENGINE = {};\n",
+        serde_json::to_string(&engine).context("serializing the engine")?
+    );
+    let mut env = minijinja::Environment::new();
+    env.add_template("index.html", INDEX)
+        .context("the standalone verifier's page")?;
+    let index = env
+        .get_template("index.html")
+        .and_then(|t| t.render(minijinja::context! { version => version }))
+        .context("rendering the standalone verifier's page")?;
+    let mut files = BTreeMap::new();
+    files.insert("index.html".to_string(), index.into_bytes());
+    files.insert("engine.js".to_string(), engine.into_bytes());
+    files.insert("standalone.js".to_string(), SCRIPT.to_vec());
+    files.insert("verify.js".to_string(), asset(VERIFY_JS));
+    files.insert("style.css".to_string(), asset(STYLE));
+    Ok(files)
+}
+
+/// Writes the verifier into `out` (created if needed; files of the same
+/// names replaced) with its manifest `SHA256SUMS`; returns each file's
+/// SHA-256 and the manifest's.
+pub fn write(out: &Path) -> Result<(BTreeMap<String, String>, String)> {
+    let files = files()?;
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut digests = BTreeMap::new();
+    for (name, bytes) in &files {
+        let path = out.join(name);
+        fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        digests.insert(name.clone(), sha256_hex(bytes));
+    }
+    let sums = format_sums(&digests);
+    let path = out.join(SUMS);
+    fs::write(&path, &sums).with_context(|| format!("writing {}", path.display()))?;
+    Ok((digests, sha256_hex(sums.as_bytes())))
+}

@@ -1,0 +1,224 @@
+// The standalone verifier (`receipts verifier --out DIR`) in a real
+// headless Chromium: served from one loopback origin, it verifies the sample
+// site served from another (fetched as data, with CORS), or a zip of it, or
+// one opened from disk; and the attacks it can see fail or are refused.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { launch, open, OUTCOMES } from "./browser.mjs";
+import { serve } from "./server.mjs";
+import { buildSample, copySite, receipts } from "./setup.mjs";
+
+let browser;
+let site;
+let verifier;
+let verifierServer;
+let root;
+
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+before(async () => {
+  site = buildSample();
+  verifier = join(mkdtempSync(join(tmpdir(), "receipts-verifier-")), "verifier");
+  const printed = receipts(["verifier", "--out", verifier]);
+  // The command prints each file's digest and the verifier's own.
+  const sums = readFileSync(join(verifier, "SHA256SUMS"), "utf8");
+  assert.ok(printed.includes(`verifier digest ${sha256(sums)}`), printed);
+  for (const line of sums.trim().split("\n")) {
+    const [digest, name] = line.split("  ");
+    assert.equal(sha256(readFileSync(join(verifier, name))), digest, name);
+    assert.ok(printed.includes(line), `${name} printed`);
+  }
+  root = sha256(readFileSync(join(site, "SHA256SUMS")));
+  verifierServer = await serve(verifier);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await verifierServer?.close();
+});
+
+/** Waits for the standalone verifier's outcome. */
+async function outcome(page) {
+  await page.waitForFunction(
+    (outcomes) => outcomes.includes(document.querySelector("#verify-summary").dataset.status),
+    OUTCOMES,
+    { timeout: 120_000 },
+  );
+  return page.evaluate(() => {
+    const s = document.querySelector("#verify-summary");
+    return {
+      status: s.dataset.status,
+      checked: Number(s.dataset.checked),
+      text: s.textContent,
+      failures: [...document.querySelectorAll(".verify-failures li")].map((li) => li.dataset.subject + " | " + li.textContent),
+    };
+  });
+}
+
+/** Opens the standalone verifier on `siteDir` served from its own origin. */
+async function verifySiteAt(siteDir, pin) {
+  const server = await serve(siteDir, { cors: true });
+  try {
+    const hash = pin === undefined ? "" : `#root=${encodeURIComponent(pin)}`;
+    const { page, problems } = await open(browser, `${verifierServer.url}index.html?site=${encodeURIComponent(server.url)}${hash}`);
+    const result = await outcome(page);
+    await page.close();
+    return { result, problems, origins: [verifierServer.url, server.url] };
+  } finally {
+    await server.close();
+  }
+}
+
+test("served from another origin, it verifies the site fetched with CORS", async () => {
+  const { result, problems, origins } = await verifySiteAt(site, root);
+  assert.notEqual(origins[0], origins[1], "two origins");
+  assert.deepEqual(problems, []);
+  assert.equal(result.status, "verified", result.text);
+  // Every receipt the site's own verify.html gives with a pin, less the
+  // footer it does not read, plus each asset held to its own copy.
+  const assets = readFileSync(join(site, "SHA256SUMS"), "utf8").split("\n").filter((l) => l.includes("  assets/")).length;
+  const records = readFileSync(join(site, "data/SHA256SUMS"), "utf8").trim().split("\n").length;
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const lines = readFileSync(join(site, "SHA256SUMS"), "utf8").trim().split("\n").length;
+  assert.equal(result.checked, 1 + lines + records + native.tally.pass + assets);
+  for (const pin of [root.toUpperCase(), `sha256:${root}`]) {
+    assert.equal((await verifySiteAt(site, pin)).result.status, "verified", pin);
+  }
+  const unpinned = (await verifySiteAt(site)).result;
+  assert.equal(unpinned.status, "verified");
+  assert.match(unpinned.text, /No root digest was pinned/);
+});
+
+test("a wrong pin fails, a malformed one is refused", async () => {
+  const wrong = (await verifySiteAt(site, "0".repeat(64))).result;
+  assert.equal(wrong.status, "failed");
+  assert.deepEqual(wrong.failures, [`SHA256SUMS | ✗ SHA256SUMS: root digest recorded ${"0".repeat(64)}; recomputed ${root}`]);
+  for (const pin of [`${root}0`, root.slice(1), `sha512:${root}`, `${root.slice(1)}g`]) {
+    const { result } = await verifySiteAt(site, pin);
+    assert.equal(result.status, "error", pin);
+    assert.match(result.text, /invalid pin/, pin);
+  }
+});
+
+/** Patches the site's worker to pass every receipt, updates every page's
+ * integrity value for it and reseals SHA256SUMS, as a forger would. */
+function patchVerifier(copy) {
+  const file = join(copy, "assets/verify-worker.js");
+  const before = readFileSync(file);
+  const patched = Buffer.concat([before, Buffer.from("\n// every receipt passes\n")]);
+  writeFileSync(file, patched);
+  const sri = (b) => "sha384-" + createHash("sha384").update(b).digest("base64");
+  const walk = (dir) => readdirSync(dir).flatMap((n) => statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]);
+  for (const page of walk(copy).filter((p) => p.endsWith(".html"))) {
+    writeFileSync(page, readFileSync(page, "utf8").replaceAll(sri(before), sri(patched)));
+  }
+  const sums = join(copy, "SHA256SUMS");
+  writeFileSync(sums, readFileSync(sums, "utf8").replace(sha256(before), sha256(patched)));
+}
+
+test("a patched verifier with its integrity values updated and SHA256SUMS resealed fails", async () => {
+  const copy = copySite(site);
+  patchVerifier(copy);
+  const unpinned = (await verifySiteAt(copy)).result;
+  assert.equal(unpinned.status, "failed", unpinned.text);
+  assert.deepEqual(unpinned.failures.map((f) => f.split(" | ")[0]), ["assets/verify-worker.js"]);
+  assert.match(unpinned.failures[0], /the copy receipts \S+ ships/);
+  const pinned = (await verifySiteAt(copy, root)).result;
+  assert.equal(pinned.status, "failed");
+  assert.deepEqual(pinned.failures.map((f) => f.split(" | ")[0]).sort(), ["SHA256SUMS", "assets/verify-worker.js"]);
+  // Native verify fails it too.
+  let code = 0;
+  try {
+    receipts(["verify", copy, "--expect-root", root], { stdio: "pipe" });
+  } catch (e) {
+    code = e.status;
+  }
+  assert.equal(code, 1);
+});
+
+test("a record edited without resealing fails by name", async () => {
+  const copy = copySite(site);
+  const rel = "data/E01/summary.json";
+  const file = join(copy, rel);
+  writeFileSync(file, readFileSync(file, "utf8").replace('"pass_rate_pct": 94.4', '"pass_rate_pct": 99.4'));
+  const { result } = await verifySiteAt(copy, root);
+  assert.equal(result.status, "failed");
+  const subjects = new Set(result.failures.map((f) => f.split(" | ")[0]));
+  assert.ok(subjects.has(rel), [...subjects].join(", "));
+  assert.ok(result.failures.some((f) => f.includes(`${rel}: SHA-256 in data/SHA256SUMS`)));
+  assert.ok(result.failures.some((f) => f.includes("pass_rate_pct recorded 99.4")));
+});
+
+test("a zip of the site verifies, and one with a tampered record fails", async () => {
+  const zipOf = (dir) => {
+    const zip = join(mkdtempSync(join(tmpdir(), "receipts-zip-")), "site.zip");
+    execFileSync("python3", ["-c", [
+      "import os, sys, zipfile",
+      "src, out = sys.argv[1], sys.argv[2]",
+      "with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:",
+      "    for d, _, fs in os.walk(src):",
+      "        for f in fs: z.write(os.path.join(d, f), os.path.join('site', os.path.relpath(os.path.join(d, f), src)))",
+    ].join("\n"), dir, zip]);
+    return zip;
+  };
+  for (const [dir, expected] of [[site, "verified"], [(() => {
+    const copy = copySite(site);
+    const run = join(copy, "data/E02/runs/E02-release-brief-careful-s2-ladder.json");
+    writeFileSync(run, readFileSync(run, "utf8").replace('"duration_ms": ', '"duration_ms": 1'));
+    return copy;
+  })(), "failed"]]) {
+    const { page, problems } = await open(browser, `${verifierServer.url}index.html#root=${root}`);
+    await page.setInputFiles("#site-zip", zipOf(dir));
+    const result = await outcome(page);
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, expected, result.text);
+    if (expected === "failed") {
+      assert.ok(result.failures.some((f) => f.startsWith("data/E02/runs/E02-release-brief-careful-s2-ladder.json | ")), result.failures.join("\n"));
+    }
+    await page.close();
+  }
+});
+
+test("opened from disk, it verifies a site given by address", async () => {
+  const server = await serve(site, { cors: true });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`file://${join(verifier, "index.html")}?site=${encodeURIComponent(server.url)}#root=${root}`);
+    const result = await outcome(page);
+    assert.deepEqual(errors, []);
+    assert.equal(result.status, "verified", result.text);
+    await page.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test("a report is anchored only by the pin or its site", async () => {
+  const report = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
+  const file = join(mkdtempSync(join(tmpdir(), "receipts-report-")), "run.report.json");
+  const forged = JSON.parse(report);
+  forged.claims.passed = !forged.claims.passed;
+  for (const [text, pin, expected] of [
+    [report, null, "unchecked"],
+    [report, root, "verified"],
+    [JSON.stringify(forged), root, "failed"],
+  ]) {
+    writeFileSync(file, text);
+    const { page, problems } = await open(browser, `${verifierServer.url}index.html${pin ? `#root=${pin}` : ""}`);
+    await page.setInputFiles("#report-file", file);
+    const result = await outcome(page);
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, expected, result.text);
+    if (expected === "unchecked") assert.ok(result.failures.some((f) => f.includes("consistent, not anchored")), result.failures.join("\n"));
+    await page.close();
+  }
+});

@@ -1,0 +1,527 @@
+//! Forgeries of a built site and of an exported report, each made the way a
+//! publisher with something to hide would make it (edit the page instead of
+//! the record, reseal every digest that can be resealed, patch the
+//! verifier), and each held to fail `receipts verify`, or to be refused
+//! (exit 2) or left unanchored (exit 3), never verified.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use common::{receipts, sample_copy, stderr};
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::{format_sums, parse_sums};
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn built() -> tempfile::TempDir {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
+fn verify(site: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["verify", "."];
+    args.extend_from_slice(extra);
+    receipts(site, &args)
+}
+
+fn root_digest(site: &Path) -> String {
+    sha256_hex(&fs::read(site.join("SHA256SUMS")).expect("SHA256SUMS"))
+}
+
+fn assert_exit(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}:\n{}{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+/// Every file under `site` whose path ends with `suffix`.
+fn files_ending(site: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(site)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(suffix))
+        .map(|e| e.into_path())
+        .collect()
+}
+
+fn replace_in(path: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).expect("read");
+    assert!(text.contains(from), "{} has no `{from}`", path.display());
+    fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+/// Reseals every digest a forger can: `data/SHA256SUMS` from the records as
+/// they now are, `SHA256SUMS` from it and the assets, the root digest every
+/// page shows, and the statement. Returns the new root digest.
+fn reseal(site: &Path) -> String {
+    let data = site.join("data");
+    let mut records = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(&data).sort_by_file_name() {
+        let entry = entry.expect("walk");
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(&data)
+            .expect("prefix")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "SHA256SUMS" {
+            continue;
+        }
+        let mut bytes = fs::read(entry.path()).expect("read");
+        let rel = match rel.strip_suffix(".gz") {
+            Some(record) => {
+                bytes = receipts::gzip::decompress(&bytes, 1 << 26).expect("gzip");
+                record.to_string()
+            }
+            None => rel,
+        };
+        records.insert(rel, sha256_hex(&bytes));
+    }
+    fs::write(data.join("SHA256SUMS"), format_sums(&records)).expect("write");
+    let old_root = root_digest(site);
+    let listed =
+        parse_sums(&fs::read_to_string(site.join("SHA256SUMS")).expect("sums")).expect("parse");
+    let resealed: BTreeMap<String, String> = listed
+        .keys()
+        .map(|p| {
+            let bytes = fs::read(site.join(p)).expect("listed file");
+            (p.clone(), sha256_hex(&bytes))
+        })
+        .collect();
+    fs::write(site.join("SHA256SUMS"), format_sums(&resealed)).expect("write");
+    let new_root = root_digest(site);
+    for page in files_ending(site, ".html") {
+        let text = fs::read_to_string(&page).expect("page");
+        fs::write(&page, text.replace(&old_root, &new_root)).expect("write");
+    }
+    let statement_path = site.join("statement.intoto.json");
+    let mut statement: serde_json::Value =
+        serde_json::from_slice(&fs::read(&statement_path).expect("statement")).expect("json");
+    statement["predicate"]["root_digest"] = new_root.clone().into();
+    statement["predicate"]["records_digest"] =
+        sha256_hex(&fs::read(data.join("SHA256SUMS")).expect("sums")).into();
+    let subjects: Vec<serde_json::Value> = walkdir::WalkDir::new(site)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path() != statement_path)
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(site)
+                .expect("prefix")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let digest = sha256_hex(&fs::read(e.path()).expect("read"));
+            serde_json::json!({ "name": rel, "digest": { "sha256": digest } })
+        })
+        .collect();
+    statement["subject"] = subjects.into();
+    fs::write(
+        &statement_path,
+        serde_json::to_vec_pretty(&statement).expect("json"),
+    )
+    .expect("write");
+    new_root
+}
+
+#[test]
+fn the_untouched_site_verifies_with_its_root_pinned_in_every_accepted_form() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let root = root_digest(&site);
+    for pin in [
+        root.clone(),
+        root.to_uppercase(),
+        format!("sha256:{root}"),
+        format!("SHA256:{}", root.to_uppercase()),
+    ] {
+        assert_exit(&verify(&site, &["--expect-root", &pin]), 0, &pin);
+    }
+    // Every page shows the root digest the build printed and the pin expects.
+    for page in files_ending(&site, ".html") {
+        let text = fs::read_to_string(&page).expect("page");
+        assert!(
+            text.contains(&format!("id=\"root-digest\">{root}</code>")),
+            "{} does not show the root digest",
+            page.display()
+        );
+    }
+}
+
+#[test]
+fn a_malformed_pin_is_refused_never_ignored() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let root = root_digest(&site);
+    for pin in [
+        format!("{root}0"),
+        root[..63].to_string(),
+        format!("{root}&x"),
+        format!("sha512:{root}"),
+        format!("sha256: {root}"),
+        format!("{}g", &root[..63]),
+        String::new(),
+    ] {
+        let out = verify(&site, &["--expect-root", &pin]);
+        assert_exit(&out, 2, &pin);
+        assert!(
+            stderr(&out).contains("invalid pin"),
+            "{pin}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_number_edited_on_a_page_fails_even_with_every_digest_resealed() {
+    for (page, from, to) in [
+        (
+            "index.html",
+            "<span class=\"published\">94.4%</span>",
+            "<span class=\"published\">99.4%</span>",
+        ),
+        ("index.html", "✓ 94.4%", "✓ 99.4%"),
+        (
+            "experiments/E01.html",
+            "54 runs on record",
+            "55 runs on record",
+        ),
+        (
+            "runs/E01-invoice-cleanup-careful-s1-ladder.html",
+            "<dt>Time</dt><dd>46.5 s</dd>",
+            "<dt>Time</dt><dd>16.5 s</dd>",
+        ),
+        ("runs/rows-1.json", "46.537", "16.537"),
+    ] {
+        let dir = built();
+        let site = dir.path().join("site");
+        let root = root_digest(&site);
+        replace_in(&site.join(page), from, to);
+        let resealed = reseal(&site);
+        assert_eq!(resealed, root, "pages are not in the root manifest");
+        let out = verify(&site, &["--expect-root", &root]);
+        assert_exit(&out, 1, page);
+        let text = stdout(&out);
+        assert!(
+            text.contains(&format!(
+                "FAIL {page}: rendered from the records: recorded line "
+            )),
+            "{page} not named:\n{text}"
+        );
+        assert!(
+            text.contains(to) && text.contains(from),
+            "both versions shown:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_resealed() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let worker = site.join("assets/verify-worker.js");
+    let patched = fs::read_to_string(&worker).expect("worker").replace(
+        "var receipts = checked.receipts;",
+        "var receipts = checked.receipts.map(function (r) { r.status = \"pass\"; return r; });",
+    );
+    fs::write(&worker, &patched).expect("write");
+    // Every page's Subresource Integrity value for the worker, updated.
+    use base64::Engine;
+    let sri = |bytes: &[u8]| {
+        use sha2::Digest;
+        format!(
+            "sha384-{}",
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes))
+        )
+    };
+    let index = fs::read_to_string(site.join("index.html")).expect("index");
+    let start = index.find("data-worker-sri=\"").expect("worker sri") + "data-worker-sri=\"".len();
+    let end = start + index[start..].find('"').expect("end");
+    let old = index[start..end].to_string();
+    let new = sri(patched.as_bytes());
+    for page in files_ending(&site, ".html") {
+        let text = fs::read_to_string(&page).expect("page");
+        fs::write(&page, text.replace(&old, &new)).expect("write");
+    }
+    let resealed = reseal(&site);
+    assert_ne!(resealed, genuine, "the assets are in the root manifest");
+
+    // Unpinned: the asset is not the copy this binary ships, and the pages
+    // are not what the records render.
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "patched worker");
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL assets/verify-worker.js: the copy receipts"),
+        "{text}"
+    );
+    // Pinned to the genuine root digest: the pin fails too.
+    let out = verify(&site, &["--expect-root", &genuine]);
+    assert_exit(&out, 1, "patched worker, pinned");
+    assert!(
+        stdout(&out).contains(&format!("FAIL SHA256SUMS: root digest: recorded {genuine}")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_record_edited_without_resealing_fails_against_its_manifest() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let rel = "data/E01/summary.json";
+    replace_in(
+        &site.join(rel),
+        "\"pass_rate_pct\": 94.4",
+        "\"pass_rate_pct\": 99.4",
+    );
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, rel);
+    assert!(
+        stdout(&out).contains(&format!(
+            "FAIL {rel}: SHA-256 in data/SHA256SUMS: recorded "
+        )),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_resealed_record_edit_is_caught_by_the_recomputation_and_the_pin() {
+    // The published summary says 99.4%: resealed, it is consistent with the
+    // manifests, but the runs do not give it, and the root digest moved.
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    replace_in(
+        &site.join("data/E01/summary.json"),
+        "\"pass_rate_pct\": 94.4",
+        "\"pass_rate_pct\": 99.4",
+    );
+    reseal(&site);
+    let out = verify(&site, &["--expect-root", &genuine]);
+    assert_exit(&out, 1, "resealed summary");
+    let text = stdout(&out);
+    assert!(text.contains("FAIL SHA256SUMS: root digest"), "{text}");
+    assert!(
+        text.contains(
+            "FAIL data/E01/summary.json: primary.policies[ladder].pass_rate_pct: recorded 99.4"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_dropped_run_rebuilt_into_a_consistent_site_is_caught_by_the_pin() {
+    // The strongest forgery: the inconvenient run and its results row
+    // deleted from the input and the whole site built again. It is
+    // consistent; only the root digest the reader was given tells.
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let run = "E01-shipping-rule-fast-s2-always-large";
+    fs::remove_file(dir.path().join(format!("experiments/E01/runs/{run}.json"))).expect("rm");
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = verify(&site, &["--expect-root", &genuine]);
+    assert_exit(&out, 1, "dropped run");
+    assert!(
+        stdout(&out).contains(&format!("FAIL SHA256SUMS: root digest: recorded {genuine}")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn pages_added_or_removed_fail() {
+    let dir = built();
+    let site = dir.path().join("site");
+    fs::write(site.join("erratum.html"), "<p>All runs passed.</p>").expect("write");
+    fs::remove_file(site.join("runs/E01-invoice-cleanup-careful-s1-ladder.html")).expect("rm");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "added and removed");
+    let text = stdout(&out);
+    assert!(text.contains("FAIL erratum.html: rendered from the records: recorded a file; recomputed no such file"), "{text}");
+    assert!(text.contains("FAIL runs/E01-invoice-cleanup-careful-s1-ladder.html: rendered from the records: recorded no file"), "{text}");
+}
+
+#[test]
+fn a_page_replaced_by_a_link_fails() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let page = site.join("experiments/E02.html");
+    fs::remove_file(&page).expect("rm");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(site.join("experiments/E01.html"), &page).expect("symlink");
+    #[cfg(not(unix))]
+    fs::write(&page, "x").expect("write");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "a link");
+    assert!(
+        stdout(&out).contains("FAIL experiments/E02.html: rendered from the records"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_statement_with_a_softened_tally_fails() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let path = site.join("statement.intoto.json");
+    let mut statement: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+    statement["predicate"]["verification"]["pass"] = 999_999.into();
+    fs::write(&path, serde_json::to_vec_pretty(&statement).expect("json")).expect("write");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "statement");
+    assert!(
+        stdout(&out).contains("FAIL statement.intoto.json: rendered from the records"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn claiming_another_builder_leaves_the_pages_unchecked_never_verified() {
+    // A forger edits a page, then names another version of receipts as the
+    // builder so that this one does not render the pages again.
+    let dir = built();
+    let site = dir.path().join("site");
+    replace_in(&site.join("index.html"), "✓ 94.4%", "✓ 99.4%");
+    let path = site.join("statement.intoto.json");
+    let mut statement: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+    statement["predicate"]["builder"]["version"] = "99.0.0".into();
+    fs::write(&path, serde_json::to_vec_pretty(&statement).expect("json")).expect("write");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 3, "another builder");
+    assert!(
+        stdout(&out)
+            .contains("COULD NOT CHECK statement.intoto.json: pages rendered from the records"),
+        "{}",
+        stdout(&out)
+    );
+    let out = verify(&site, &["--allow-unchecked"]);
+    assert_exit(&out, 0, "allowed");
+}
+
+#[test]
+fn a_forged_and_resealed_report_is_never_verified() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let run = "E02-release-brief-careful-s2-ladder";
+    let out = receipts(&site, &["export", run, "--root", ".", "--out", "r.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let path = site.join("r.json");
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+    assert_eq!(
+        report["site"]["root_digest"],
+        genuine.as_str(),
+        "the report names its site"
+    );
+    fs::rename(&path, dir.path().join("r.json")).expect("move");
+    let path = dir.path().join("r.json");
+
+    // The forger makes the run cheaper: the run record's costs, its digest,
+    // the records manifest inside the report, the root manifest, the root
+    // digest, and the claims, all consistent.
+    let mut forged = report.clone();
+    let run_path = format!("E02/runs/{run}.json");
+    let text = forged["records"][&run_path]
+        .as_str()
+        .expect("run")
+        .to_string();
+    let mut record: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for attempt in record["attempts"].as_array_mut().expect("attempts") {
+        for call in attempt["calls"].as_array_mut().expect("calls") {
+            if call["usage"]["completion_tokens"].is_u64() {
+                call["usage"]["completion_tokens"] = 1.into();
+            }
+        }
+    }
+    let new_text = serde_json::to_string_pretty(&record).expect("json");
+    let new_digest = sha256_hex(new_text.as_bytes());
+    let old_digest = forged["record_digests"][&run_path]
+        .as_str()
+        .expect("d")
+        .to_string();
+    forged["records"][&run_path] = new_text.into();
+    forged["record_digests"][&run_path] = new_digest.clone().into();
+    let records_sums = forged["site"]["records_sums"]
+        .as_str()
+        .expect("records_sums")
+        .replace(&old_digest, &new_digest);
+    let old_records_digest = forged["records_digest"].as_str().expect("d").to_string();
+    let new_records_digest = sha256_hex(records_sums.as_bytes());
+    let sums = forged["site"]["sums"]
+        .as_str()
+        .expect("sums")
+        .replace(&old_records_digest, &new_records_digest);
+    forged["site"]["records_sums"] = records_sums.into();
+    forged["records_digest"] = new_records_digest.into();
+    forged["site"]["root_digest"] = sha256_hex(sums.as_bytes()).into();
+    forged["site"]["sums"] = sums.into();
+    fs::write(&path, serde_json::to_vec_pretty(&forged).expect("json")).expect("write");
+    // The claims now disagree with the cheaper run: let the forger fix them
+    // from what the verifier itself recomputes.
+    let first = receipts(dir.path(), &["verify", "r.json", "--json"]);
+    let result: serde_json::Value = serde_json::from_slice(&first.stdout).expect("json");
+    for r in result["receipts"].as_array().expect("receipts") {
+        if r["claim"] == "claims.cost_usd" && r["status"] == "fail" {
+            let (low, high) = r["recomputed"]
+                .as_str()
+                .expect("range")
+                .split_once('–')
+                .expect("a range");
+            forged["claims"]["cost_usd"]["low"] = low.parse::<f64>().expect("low").into();
+            forged["claims"]["cost_usd"]["high"] = high.parse::<f64>().expect("high").into();
+        }
+    }
+    fs::write(&path, serde_json::to_vec_pretty(&forged).expect("json")).expect("write");
+
+    // Alone: consistent, not anchored; never "verified".
+    let alone = receipts(dir.path(), &["verify", "r.json"]);
+    assert_exit(&alone, 3, "forged report alone");
+    assert!(
+        stdout(&alone).contains("consistent, not anchored"),
+        "{}",
+        stdout(&alone)
+    );
+    // Against the genuine root digest, or the site it claims to come from: fails.
+    let pinned = receipts(dir.path(), &["verify", "r.json", "--expect-root", &genuine]);
+    assert_exit(&pinned, 1, "forged report, pinned");
+    let against = receipts(dir.path(), &["verify", "r.json", "--site", "site"]);
+    assert_exit(&against, 1, "forged report against its site");
+    // The genuine report passes both ways.
+    fs::write(&path, serde_json::to_vec_pretty(&report).expect("json")).expect("write");
+    assert_exit(
+        &receipts(dir.path(), &["verify", "r.json", "--expect-root", &genuine]),
+        0,
+        "genuine, pinned",
+    );
+    assert_exit(
+        &receipts(dir.path(), &["verify", "r.json", "--site", "site"]),
+        0,
+        "genuine, its site",
+    );
+}
