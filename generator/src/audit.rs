@@ -33,6 +33,27 @@ pub struct SiteAudit {
     pub receipts: Vec<Receipt>,
 }
 
+/// Reads a file of the site under verification: a regular file of at most
+/// the input size limit. A forged site may hold a link to a device or a
+/// file outside it, or a huge file; none is followed or read.
+pub fn read_site_file(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if meta.file_type().is_symlink() {
+        return Err("a symbolic link, which is not followed".to_string());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file".to_string());
+    }
+    if meta.len() > load::MAX_FILE_BYTES {
+        return Err(format!(
+            "{} bytes, over the limit of {}",
+            meta.len(),
+            load::MAX_FILE_BYTES
+        ));
+    }
+    fs::read(path).map_err(|e| e.to_string())
+}
+
 /// Every file under `dir` (relative, `/`-separated), symbolic links included as files.
 fn files(dir: &Path) -> Result<Vec<String>, InputError> {
     let mut out = Vec::new();
@@ -52,7 +73,7 @@ fn files(dir: &Path) -> Result<Vec<String>, InputError> {
 /// be read although every file matches its digest.
 pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputError> {
     let sums_path = dir.join(SUMS);
-    let sums_bytes = fs::read(&sums_path).map_err(|e| {
+    let sums_bytes = read_site_file(&sums_path).map_err(|e| {
         InputError::new(
             display_path(dir, &sums_path),
             format!("cannot read it ({e}): not a site receipts built"),
@@ -61,35 +82,42 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     let mut check = ManifestCheck::new(&sums_bytes, expect_root);
     let root_digest = check.root_digest().to_string();
 
-    // The files the manifests list: the records and the assets.
+    // The records, read once: their digests for the manifest checks, their
+    // contents for rendering the site again.
+    let loaded = load::load_site(dir);
+    let read_digests = loaded.as_ref().ok().map(|c| &c.record_digests);
+
+    // The files the manifests list: the records and the code.
     let on_disk = files(dir)?;
     let data_prefix = format!("{DATA_DIR}/");
-    let read: Vec<(String, Result<Vec<u8>, String>)> = on_disk
+    let listed: Vec<(String, Result<Vec<u8>, String>)> = on_disk
         .par_iter()
-        .filter(|p| p.starts_with(&data_prefix) || is_listed(p) || check.lists(p))
-        .map(|p| (p.clone(), fs::read(dir.join(p)).map_err(|e| e.to_string())))
+        .filter(|p| is_listed(p) || check.lists(p))
+        .map(|p| (p.clone(), read_site_file(&dir.join(p))))
         .collect();
-    let records: Vec<(String, Result<String, String>)> = read
+    // A record loading read is not read again; any other file under data/
+    // (one loading does not read, or all of them when loading failed) is.
+    let records: Vec<(String, Result<String, String>)> = on_disk
         .par_iter()
-        .filter(|(p, _)| p.starts_with(&data_prefix) && p != RECORDS_SUMS)
-        .map(|(p, bytes)| {
+        .filter(|p| p.starts_with(&data_prefix) && p.as_str() != RECORDS_SUMS)
+        .map(|p| {
             let rel = gzip::record_path(&p[data_prefix.len()..]).to_string();
-            let digest = bytes.as_ref().map_err(String::clone).and_then(|b| {
+            if let Some(digest) = read_digests.and_then(|d| d.get(&rel)) {
+                return (rel, Ok(digest.clone()));
+            }
+            let digest = read_site_file(&dir.join(p)).and_then(|b| {
                 if gzip::is_gzipped(Path::new(p)) {
-                    gzip::decompress(b, load::MAX_FILE_BYTES)
+                    gzip::decompress(&b, load::MAX_FILE_BYTES)
                         .map(|r| sha256_hex(&r))
                         .map_err(|e| format!("{p}: {e}"))
                 } else {
-                    Ok(sha256_hex(b))
+                    Ok(sha256_hex(&b))
                 }
             });
             (rel, digest)
         })
         .collect();
-    for (path, bytes) in &read {
-        if !is_listed(path) && !check.lists(path) {
-            continue;
-        }
+    for (path, bytes) in &listed {
         let digest = bytes.as_ref().ok().map(|b| sha256_hex(b));
         check.file(path, digest.as_deref());
         if path == RECORDS_SUMS {
@@ -101,7 +129,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     for (rel, digest) in &records {
         check.record(rel, digest.as_deref().map_err(|e| e.as_str()));
     }
-    drop(read);
+    drop(listed);
     let manifests = check.finish(true);
     let records_digest = manifests.records_digest.clone();
     let mut receipts = manifests.receipts;
@@ -109,7 +137,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
 
     // Every page and file, rendered again from the records; every receipt recomputed.
     let ours = env!("CARGO_PKG_VERSION");
-    let built_by = fs::read(dir.join(STATEMENT))
+    let built_by = read_site_file(&dir.join(STATEMENT))
         .ok()
         .and_then(|b| serde_json::from_slice::<Statement<SitePredicate>>(&b).ok())
         .map(|s| s.predicate.builder.version);
@@ -121,23 +149,26 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                 format!("built by receipts {theirs}"),
                 format!("receipts {ours} renders pages its own way: the pages were not compared; verify with receipts {theirs}"),
             ));
-            records_only(dir)
+            loaded.and_then(|corpus| records_only(&corpus))
         }
-        _ => match build::rebuild(dir, &root_digest) {
-            Ok(rebuilt) => {
-                for d in &rebuilt.differences {
-                    receipts.push(Receipt::new(
-                        &d.path,
-                        rendered_claim(&d.path),
-                        &d.found,
-                        &d.expected,
-                        false,
-                    ));
+        _ => match loaded.map(|corpus| build::rebuild(dir, corpus, &root_digest)) {
+            Err(e) => Err(e),
+            Ok(rebuilt) => match rebuilt {
+                Ok(rebuilt) => {
+                    for d in &rebuilt.differences {
+                        receipts.push(Receipt::new(
+                            &d.path,
+                            rendered_claim(&d.path),
+                            &d.found,
+                            &d.expected,
+                            false,
+                        ));
+                    }
+                    Ok(rebuilt.receipts)
                 }
-                Ok(rebuilt.receipts)
-            }
-            Err(BuildError::Input(e)) => Err(e),
-            Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+                Err(BuildError::Input(e)) => Err(e),
+                Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+            },
         },
     };
     match found {
@@ -180,10 +211,9 @@ fn rendered_claim(path: &str) -> String {
 pub const RENDERED: &str = "rendered from the records";
 
 /// Every receipt of the records under `data/`, without rendering the pages.
-fn records_only(dir: &Path) -> Result<Vec<Receipt>, InputError> {
-    let corpus = load::load_site(dir)?;
-    validate::validate_published(&corpus)?;
-    match verification::verify(&corpus, verification::Keep::All, None, |_| Ok(())) {
+fn records_only(corpus: &load::Corpus) -> Result<Vec<Receipt>, InputError> {
+    validate::validate_published(corpus)?;
+    match verification::verify(corpus, verification::Keep::All, None, |_| Ok(())) {
         Ok(verified) => Ok(verified.receipts().cloned().collect()),
         Err(BuildError::Input(e)) => Err(e),
         Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),

@@ -12,7 +12,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::{self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS};
+use receipts_verifier::manifest::{
+    self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS, VERIFIER_DIR,
+};
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use crate::cache::{self, RunCache};
@@ -143,15 +145,14 @@ pub struct Rebuilt {
     pub differences: Vec<Difference>,
 }
 
-/// Renders the site in `site` again from the records it publishes, with the
-/// root digest its `SHA256SUMS` has (`root_digest`), and compares every
-/// file with the site's, writing nothing.
-pub fn rebuild(site: &Path, root_digest: &str) -> Result<Rebuilt, BuildError> {
+/// Renders the site in `site` again from the records it publishes (`corpus`,
+/// read by [`load::load_site`]), with the root digest its `SHA256SUMS` has
+/// (`root_digest`), and compares every file with the site's, writing nothing.
+pub fn rebuild(site: &Path, corpus: Corpus, root_digest: &str) -> Result<Rebuilt, BuildError> {
     let timer = Timer {
         stages: Vec::new(),
         last: Instant::now(),
     };
-    let corpus = load::load_site(site)?;
     validate::validate_published(&corpus)?;
     let options = BuildOptions {
         root: site.to_path_buf(),
@@ -179,11 +180,27 @@ pub fn rebuild(site: &Path, root_digest: &str) -> Result<Rebuilt, BuildError> {
     })
 }
 
+/// Files by path, with their bytes.
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// The code a site carries, by path: the theme's assets and a copy of the
+/// standalone verifier under `verifier/`; and that copy's manifest digest.
+pub fn code(theme: &Theme) -> Result<(Files, String)> {
+    let (verifier, digest) = crate::standalone::with_manifest()?;
+    let mut code = theme.assets.clone();
+    code.extend(
+        verifier
+            .into_iter()
+            .map(|(name, bytes)| (format!("{VERIFIER_DIR}/{name}"), bytes)),
+    );
+    Ok((code, digest))
+}
+
 /// The root manifest `SHA256SUMS` of a site whose records manifest has
-/// `records_digest` and whose assets are `assets`: what the site is made
-/// from (see [`manifest::is_listed`]).
-pub fn root_manifest(records_digest: &str, assets: &[(String, Vec<u8>)]) -> String {
-    let mut listed: std::collections::BTreeMap<String, String> = assets
+/// `records_digest` and whose code is `code` (see [`code`]): what the site
+/// is made from (see [`manifest::is_listed`]).
+pub fn root_manifest(records_digest: &str, code: &[(String, Vec<u8>)]) -> String {
+    let mut listed: std::collections::BTreeMap<String, String> = code
         .iter()
         .map(|(path, bytes)| (path.clone(), sha256_hex(bytes)))
         .collect();
@@ -214,14 +231,16 @@ fn render(
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
     };
-    let sums = root_manifest(&records_digest, &theme.assets);
+    let (code, verifier_digest) = code(&theme)?;
+    let sums = root_manifest(&records_digest, &code);
     let root_digest = root_digest.unwrap_or_else(|| sha256_hex(sums.as_bytes()));
-    let site_info = site::site_info(
+    let mut site_info = site::site_info(
         corpus,
         &records_digest,
         &root_digest,
         options.compress_records,
     );
+    site_info.verifier_digest = verifier_digest;
     let context = cache::context(corpus, &site_info, &theme);
     let kept = match &options.cache {
         Some(cache) => cache.usable(&context, staging.previous_manifest()),
@@ -267,7 +286,7 @@ fn render(
     let pages = pages::render(corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
     data::check_published(corpus, &staging)?;
-    for (rel, bytes) in &theme.assets {
+    for (rel, bytes) in &code {
         staging.write(rel, bytes)?;
     }
     staging.write(NOJEKYLL, b"")?;

@@ -97,6 +97,7 @@ pub fn context(corpus: &Corpus, site: &SiteInfo, theme: &Theme) -> String {
     let shown = SiteInfo {
         records_digest: String::new(),
         root_digest: String::new(),
+        verifier_digest: String::new(),
         ..site.clone()
     };
     field(&serde_json::to_vec(&shown).unwrap_or_default());

@@ -35,6 +35,10 @@ pub fn write_record(
         return staging.write(&file, &gzip::compress(bytes));
     }
     let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+    if staging.is_own(&file, &corpus.sources.file(rel)) {
+        staging.own(&file, digest);
+        return Ok(());
+    }
     staging.write_with_digest(&file, bytes, digest)
 }
 
@@ -85,6 +89,12 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     );
     files.par_iter().try_for_each(|rel| -> Result<()> {
         let path = corpus.sources.file(rel);
+        let published = format!("{DATA_DIR}/{rel}");
+        if staging.is_own(&published, &path) {
+            let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+            staging.own(&published, digest);
+            return Ok(());
+        }
         let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let digest = sha256_hex(&bytes);
         if corpus.record_digests.get(rel) != Some(&digest) {
@@ -93,7 +103,7 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
                 path.display()
             );
         }
-        staging.write_with_digest(&format!("{DATA_DIR}/{rel}"), &bytes, digest)
+        staging.write_with_digest(&published, &bytes, digest)
     })?;
     // Listed by the SHA-256 of their bytes, which in a forged site need not
     // be the one they are named by (verifying it finds that out).
@@ -101,6 +111,12 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
         let rel = format!("{OBJECTS_DIR}/{digest}");
         let read = corpus.record_digests.get(&rel).cloned();
         let path = format!("{DATA_DIR}/{rel}");
+        if let Some(read) = &read {
+            if staging.is_own(&path, &corpus.sources.file(&rel)) {
+                staging.own(&path, read.clone());
+                return Ok(());
+            }
+        }
         match read {
             Some(read) => staging.write_with_digest(&path, bytes, read),
             None => staging.write(&path, bytes),

@@ -68,10 +68,11 @@ pub fn export(
     let records_sums = format_sums(&corpus.record_digests);
     let sums = match site_sums {
         Some(sums) => sums.to_string(),
-        None => crate::build::root_manifest(
-            &sha256_hex(records_sums.as_bytes()),
-            &crate::render::Theme::embedded().assets,
-        ),
+        None => {
+            let (code, _) = crate::build::code(&crate::render::Theme::embedded())
+                .map_err(|e| InputError::new(corpus.records_name.clone(), format!("{e:#}")))?;
+            crate::build::root_manifest(&sha256_hex(records_sums.as_bytes()), &code)
+        }
     };
     assemble_report(&files, &loaded.dir, run_id, &sums, &records_sums)
         .map_err(|e| InputError::new(corpus.records_name.clone(), e))

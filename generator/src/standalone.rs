@@ -25,6 +25,7 @@ use crate::render::{Theme, GLUE_JS, VERIFY_JS, WASM, WORKER_JS};
 const INDEX: &str = include_str!("../../site-templates/standalone/index.html");
 const SCRIPT: &[u8] = include_bytes!("../../site-templates/standalone/standalone.js");
 const STYLE: &str = "assets/style.css";
+const FAVICON: &str = "assets/favicon.svg";
 
 /// The verifier's files, by name, as [`write`] writes them.
 pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
@@ -67,23 +68,38 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
     files.insert("standalone.js".to_string(), SCRIPT.to_vec());
     files.insert("verify.js".to_string(), asset(VERIFY_JS));
     files.insert("style.css".to_string(), asset(STYLE));
+    files.insert("favicon.svg".to_string(), asset(FAVICON));
     Ok(files)
+}
+
+/// The verifier's files with its manifest `SHA256SUMS`, by name, and the
+/// manifest's SHA-256: the same for every site a version of `receipts`
+/// builds, which carries a copy under `verifier/`.
+pub fn with_manifest() -> Result<(BTreeMap<String, Vec<u8>>, String)> {
+    let mut files = files()?;
+    let digests: BTreeMap<String, String> = files
+        .iter()
+        .map(|(name, bytes)| (name.clone(), sha256_hex(bytes)))
+        .collect();
+    let sums = format_sums(&digests);
+    let digest = sha256_hex(sums.as_bytes());
+    files.insert(SUMS.to_string(), sums.into_bytes());
+    Ok((files, digest))
 }
 
 /// Writes the verifier into `out` (created if needed; files of the same
 /// names replaced) with its manifest `SHA256SUMS`; returns each file's
 /// SHA-256 and the manifest's.
 pub fn write(out: &Path) -> Result<(BTreeMap<String, String>, String)> {
-    let files = files()?;
+    let (files, manifest) = with_manifest()?;
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut digests = BTreeMap::new();
     for (name, bytes) in &files {
         let path = out.join(name);
         fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        digests.insert(name.clone(), sha256_hex(bytes));
+        if name != SUMS {
+            digests.insert(name.clone(), sha256_hex(bytes));
+        }
     }
-    let sums = format_sums(&digests);
-    let path = out.join(SUMS);
-    fs::write(&path, &sums).with_context(|| format!("writing {}", path.display()))?;
-    Ok((digests, sha256_hex(sums.as_bytes())))
+    Ok((digests, manifest))
 }

@@ -160,6 +160,21 @@ impl Staging {
         Ok(())
     }
 
+    /// Whether writing `rel` would only compare the site's own file at `rel`
+    /// with `source`, which is that very file: rendering a site again from
+    /// its own `data/`, a record is published from where it was read.
+    pub fn is_own(&self, rel: &str, source: &Path) -> bool {
+        matches!(&self.target, Target::Compare { site, .. } if site.join(rel) == source)
+    }
+
+    /// Notes `rel` as written, with `digest`, when [`Staging::is_own`] holds.
+    pub fn own(&self, rel: &str, digest: String) {
+        self.digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(rel.to_string(), digest);
+    }
+
     /// The SHA-256 of the manifest of the site being replaced, when it has one.
     pub fn previous_manifest(&self) -> Option<&str> {
         match &self.target {
@@ -281,9 +296,22 @@ fn link_unchanged(
 /// How the file at `rel` in `site` differs from `expected`, if it does: the
 /// first line that differs, with both versions of it.
 fn difference(site: &Path, rel: &str, expected: &[u8]) -> Option<Difference> {
+    // A forged site's file is read only when it is a regular file of about
+    // the size expected: never a link, a device or a huge file.
+    const SLACK: u64 = 1 << 20;
     let found = match fs::symlink_metadata(site.join(rel)) {
-        Ok(m) if m.is_file() => fs::read(site.join(rel)),
-        Ok(_) => Err(std::io::Error::other("not a regular file")),
+        Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(
+            "a symbolic link, which is not followed",
+        )),
+        Ok(m) if !m.is_file() => Err(std::io::Error::other("not a regular file")),
+        Ok(m) if m.len() > expected.len() as u64 + SLACK => {
+            return Some(Difference {
+                path: rel.to_string(),
+                found: format!("{} bytes", m.len()),
+                expected: format!("{} bytes", expected.len()),
+            })
+        }
+        Ok(_) => fs::read(site.join(rel)),
         Err(e) => Err(e),
     };
     let found = match found {

@@ -29,7 +29,12 @@
   }
 
   var params = new URLSearchParams(window.location.search);
-  if (params.get("site")) urlInput.value = params.get("site");
+  if (params.get("site")) {
+    urlInput.value = params.get("site");
+  } else if (/^https?:$/.test(window.location.protocol) && /\/verifier\/(index\.html)?$/.test(window.location.pathname)) {
+    // The copy a site carries under verifier/: the site is the folder above.
+    urlInput.value = new URL("../", window.location.href).href;
+  }
   var pinned = ReceiptsView.pinIn(window.location);
   if (pinned !== null) pinInput.value = pinned;
 

@@ -6,7 +6,7 @@
 // Prints one JSON object.
 //   node tests/browser/bench.mjs <site-dir>
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +96,19 @@ const t0 = Date.now();
 const outcome = await verify(verifyTab, 3_600_000);
 const siteSeconds = (Date.now() - t0) / 1000;
 const probe = await verifyTab.evaluate(() => window.__probe);
+
+// One run page, from pressing Verify to its outcome, each time in a new tab
+// (the worker and the wasm start anew): the median of a few.
+const runPage = readdirSync(join(site, "runs")).find((f) => /^S01-.*\.html$/.test(f));
+const runTimes = [];
+let runOutcome = null;
+for (let r = 0; r < 5; r++) {
+  const { page: runTab } = await open(browser, `${siteServer.url}runs/${runPage}`);
+  const start = Date.now();
+  runOutcome = await verify(runTab, 600_000);
+  runTimes.push(Date.now() - start);
+  await runTab.close();
+}
 await browser.close();
 await siteServer.close();
 
@@ -115,4 +128,7 @@ console.log(JSON.stringify({
   site_status: outcome.status,
   site_progress_steps: probe.progressSteps,
   site_longest_gap_ms: Math.round(probe.longestGapMs),
+  run_page_verify_ms: median(runTimes),
+  run_page_receipts: runOutcome.checked,
+  run_page_status: runOutcome.status,
 }));

@@ -186,6 +186,27 @@ test("a zip of the site verifies, and one with a tampered record fails", async (
   }
 });
 
+test("the copy a site carries under verifier/ is the one the command writes, and verifies its site", async () => {
+  for (const name of readdirSync(verifier)) {
+    assert.deepEqual(readFileSync(join(site, "verifier", name)), readFileSync(join(verifier, name)), name);
+  }
+  const verifyPage = readFileSync(join(site, "verify.html"), "utf8");
+  assert.ok(verifyPage.includes(sha256(readFileSync(join(verifier, "SHA256SUMS")))), "verify.html names the verifier's digest");
+  assert.ok(verifyPage.includes('href="verifier/index.html"'), "verify.html links to it");
+  const server = await serve(site);
+  try {
+    const { page, problems } = await open(browser, `${server.url}verifier/index.html#root=${root}`);
+    assert.equal(await page.inputValue("#site-url"), server.url, "the site is the folder above");
+    await page.click("#verify-url");
+    const result = await outcome(page);
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, "verified", result.text);
+    await page.close();
+  } finally {
+    await server.close();
+  }
+});
+
 test("opened from disk, it verifies a site given by address", async () => {
   const server = await serve(site, { cors: true });
   try {

@@ -57,6 +57,9 @@ pub struct SiteInfo {
     /// SHA-256 of `SHA256SUMS`, which lists the records and the assets:
     /// shown in every page's footer, the digest a reader pins.
     pub root_digest: String,
+    /// The SHA-256 of the `SHA256SUMS` of the standalone verifier the site
+    /// carries under `verifier/`: the same for every site of this version.
+    pub verifier_digest: String,
     /// Run records are published gzipped (`--compress-records`).
     pub records_gzipped: bool,
 }
@@ -172,6 +175,7 @@ pub fn site_info(
         has_docs: !corpus.docs.is_empty(),
         records_digest: records_digest.to_string(),
         root_digest: root_digest.to_string(),
+        verifier_digest: String::new(),
         records_gzipped,
     }
 }

@@ -23,15 +23,19 @@ pub const DATA_DIR: &str = "data";
 pub const ASSETS_DIR: &str = "assets";
 /// The records manifest's path in a site.
 pub const RECORDS_SUMS: &str = "data/SHA256SUMS";
+/// Where a site carries a copy of the standalone verifier.
+pub const VERIFIER_DIR: &str = "verifier";
 
 /// Whether the root manifest lists `path` (relative to the site): the
-/// records manifest, the assets and `.nojekyll`; not the records (the
-/// records manifest lists them), nor the files rendered from them.
+/// records manifest, the code (the assets and the copy of the standalone
+/// verifier) and `.nojekyll`; not the records (the records manifest lists
+/// them), nor the files rendered from them.
 pub fn is_listed(path: &str) -> bool {
     path == RECORDS_SUMS
-        || path
-            .strip_prefix(ASSETS_DIR)
-            .is_some_and(|rest| rest.starts_with('/'))
+        || [ASSETS_DIR, VERIFIER_DIR].iter().any(|dir| {
+            path.strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
         || path == ".nojekyll"
 }
 
@@ -319,6 +323,8 @@ mod tests {
         assert!(is_listed("data/SHA256SUMS"));
         assert!(!is_listed("data/E01/runs/a.json"));
         assert!(is_listed("assets/verify.js"));
+        assert!(is_listed("verifier/engine.js"));
+        assert!(!is_listed("verifier.html"));
         assert!(is_listed(".nojekyll"));
         assert!(!is_listed("index.html"));
         assert!(!is_listed("dataset.html"));

@@ -12,7 +12,9 @@
 mod check;
 mod pin;
 
-pub use check::{is_listed, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR, RECORDS_SUMS};
+pub use check::{
+    is_listed, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR, RECORDS_SUMS, VERIFIER_DIR,
+};
 pub use pin::{parse_pin, PinError};
 
 use std::collections::BTreeMap;
