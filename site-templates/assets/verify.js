@@ -188,7 +188,16 @@ var ReceiptsView = (function () {
   // A reader can pin the site they mean: verify.html#root=<SHA-256 of
   // SHA256SUMS>. Whatever follows root= is handed to the verifier, which
   // refuses anything that is not a digest ("invalid pin"): never ignored.
+  // verify.html also takes it pasted into a field (the address's wins only
+  // while the field is empty).
+  var pinField = document.getElementById("verify-pin");
+  if (pinField) {
+    document.getElementById("verify-pin-field").hidden = false;
+    var fromAddress = ReceiptsView.pinIn(window.location);
+    if (fromAddress !== null) pinField.value = fromAddress;
+  }
   function expectedRoot() {
+    if (pinField && pinField.value.trim() !== "") return pinField.value.trim();
     return ReceiptsView.pinIn(window.location);
   }
 

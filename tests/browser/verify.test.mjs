@@ -265,6 +265,19 @@ test("a root digest given in the address is checked", async () => {
       assert.match(result.text, /invalid pin/, pin);
       assert.deepEqual(result.failures, [], pin);
     }
+    // The digest the footer shows, copied and pasted into the pin field,
+    // verifies; pasted wrong, it is refused.
+    for (const [paste, expected] of [[(d) => d, "verified"], [(d) => `SHA256:${d.toUpperCase()}`, "verified"], [(d) => `${d} extra`, "error"]]) {
+      const { page, problems } = await open(browser, server.url + "verify.html");
+      const shown = await page.textContent("#root-digest");
+      assert.equal(shown, root, "the footer shows the root digest");
+      await page.fill("#verify-pin", paste(shown));
+      const result = await verify(page);
+      await page.close();
+      assert.deepEqual(problems, []);
+      assert.equal(result.status, expected, result.text);
+      if (expected === "verified") assert.equal(result.checked, unpinned.checked + 1);
+    }
   } finally {
     await server.close();
   }
