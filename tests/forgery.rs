@@ -404,19 +404,34 @@ fn a_statement_with_a_softened_tally_fails() {
 }
 
 #[test]
-fn claiming_another_builder_leaves_the_pages_unchecked_never_verified() {
+fn claiming_another_builder_does_not_dodge_rendering() {
     // A forger edits a page, then names another version of receipts as the
-    // builder so that this one does not render the pages again.
+    // builder so that this one would not render the pages again. The
+    // statement is not covered by the root digest; the code is, and it is
+    // this version's: the pages are rendered and the edit fails.
     let dir = built();
     let site = dir.path().join("site");
     replace_in(&site.join("index.html"), "✓ 94.4%", "✓ 99.4%");
-    let path = site.join("statement.intoto.json");
-    let mut statement: serde_json::Value =
-        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
-    statement["predicate"]["builder"]["version"] = "99.0.0".into();
-    fs::write(&path, serde_json::to_vec_pretty(&statement).expect("json")).expect("write");
+    set_builder(&site, "99.0.0");
     let out = verify(&site, &[]);
-    assert_exit(&out, 3, "another builder");
+    assert_exit(&out, 1, "another builder, this version's code");
+    assert!(
+        stdout(&out).contains("FAIL index.html: rendered from the records"),
+        "{}",
+        stdout(&out)
+    );
+
+    // With other code too, the pages cannot be compared: not verified (exit 3).
+    let dir = built();
+    let site = dir.path().join("site");
+    let css = site.join("assets/style.css");
+    let mut bytes = fs::read(&css).expect("css");
+    bytes.extend_from_slice(b"\n/* another version */\n");
+    fs::write(&css, bytes).expect("write");
+    reseal(&site);
+    set_builder(&site, "99.0.0");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 3, "another builder, other code");
     assert!(
         stdout(&out)
             .contains("COULD NOT CHECK statement.intoto.json: pages rendered from the records"),
@@ -425,6 +440,79 @@ fn claiming_another_builder_leaves_the_pages_unchecked_never_verified() {
     );
     let out = verify(&site, &["--allow-unchecked"]);
     assert_exit(&out, 0, "allowed");
+}
+
+fn set_builder(site: &Path, version: &str) {
+    let path = site.join("statement.intoto.json");
+    let mut statement: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).expect("read")).expect("json");
+    statement["predicate"]["builder"]["version"] = version.into();
+    fs::write(&path, serde_json::to_vec_pretty(&statement).expect("json")).expect("write");
+}
+
+#[test]
+fn a_file_standing_for_a_listed_record_under_another_name_fails() {
+    // The genuine bytes of an object moved to `<sha>.gz`, the listed name
+    // holding forged bytes, and the statement naming the extra file: only a
+    // run record may be read as gzip, and an object is named by its digest.
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let objects = site.join("data/objects");
+    let name = fs::read_dir(&objects)
+        .expect("objects")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .min()
+        .expect("an object");
+    fs::copy(objects.join(&name), objects.join(format!("{name}.gz"))).expect("copy");
+    fs::write(objects.join(&name), "FORGED OBJECT\n").expect("write");
+    let statement = site.join("statement.intoto.json");
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&fs::read(&statement).expect("read")).expect("json");
+    let gz = format!("data/objects/{name}.gz");
+    let digest = sha256_hex(&fs::read(site.join(&gz)).expect("gz"));
+    let subjects = value["subject"].as_array_mut().expect("subjects");
+    subjects.push(serde_json::json!({ "name": gz, "digest": { "sha256": digest } }));
+    subjects.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    fs::write(&statement, serde_json::to_vec_pretty(&value).expect("json")).expect("write");
+    for _ in 0..3 {
+        let out = verify(&site, &["--expect-root", &genuine]);
+        assert_exit(&out, 1, "an object under another name");
+        let text = stdout(&out);
+        assert!(
+            text.contains(&format!("FAIL data/objects/{name}: SHA-256 in data/SHA256SUMS: recorded {name}; recomputed {}", sha256_hex(b"FORGED OBJECT\n"))),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn records_only_refuses_a_pin_it_cannot_check() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let out = verify(
+        &site,
+        &["--records-only", "--expect-root", &root_digest(&site)],
+    );
+    assert_exit(&out, 2, "--records-only with a pin");
+    assert!(
+        stderr(&out).contains("--records-only reads no manifest"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn control_characters_from_a_forged_site_are_shown_escaped() {
+    let dir = built();
+    let site = dir.path().join("site");
+    fs::write(site.join("fake\u{1b}[2K\rline.html"), "x").expect("write");
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "a file with control characters in its name");
+    let text = stdout(&out);
+    assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+    assert!(text.contains("fake\\u{1b}[2K\\u{d}line.html"), "{text}");
 }
 
 #[test]
@@ -501,6 +589,19 @@ fn a_forged_and_resealed_report_is_never_verified() {
             forged["claims"]["cost_usd"]["high"] = high.parse::<f64>().expect("high").into();
         }
     }
+    fs::write(&path, serde_json::to_vec_pretty(&forged).expect("json")).expect("write");
+
+    // Rounded to zero, the cost no longer agrees (it must to the micro-dollar).
+    let mut rounded = report.clone();
+    rounded["claims"]["cost_usd"] = serde_json::json!({ "low": 0, "high": 0 });
+    fs::write(&path, serde_json::to_vec_pretty(&rounded).expect("json")).expect("write");
+    let out = receipts(dir.path(), &["verify", "r.json", "--expect-root", &genuine]);
+    assert_exit(&out, 1, "a cost rounded to 0");
+    assert!(
+        stdout(&out).contains("FAIL report: claims.cost_usd"),
+        "{}",
+        stdout(&out)
+    );
     fs::write(&path, serde_json::to_vec_pretty(&forged).expect("json")).expect("write");
 
     // Alone: consistent, not anchored; never "verified".

@@ -36,14 +36,28 @@ pub fn decompress(gz: &[u8], limit: u64) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// The path of the record a file holds: `a/b.json` for `a/b.json.gz`.
-pub fn record_path(path: &str) -> &str {
-    path.strip_suffix(SUFFIX).unwrap_or(path)
+/// Whether `/`-separated `path` names a gzipped run record: `<run>.json.gz`
+/// in a `runs` directory. No other file is read as gzip, so no other file
+/// can stand for a record under another name.
+fn is_run_gz(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    name.len() > ".json.gz".len() && name.ends_with(".json.gz") && parts.next() == Some("runs")
 }
 
-/// Whether `path` names a gzipped record.
+/// The path of the record a file holds: `runs/b.json` for `runs/b.json.gz`;
+/// any other path is its own.
+pub fn record_path(path: &str) -> &str {
+    if is_run_gz(path) {
+        &path[..path.len() - SUFFIX.len()]
+    } else {
+        path
+    }
+}
+
+/// Whether `path` names a gzipped run record (see [`record_path`]).
 pub fn is_gzipped(path: &Path) -> bool {
-    path.to_string_lossy().ends_with(".json.gz")
+    is_run_gz(&path.to_string_lossy().replace('\\', "/"))
 }
 
 #[cfg(test)]
@@ -86,7 +100,18 @@ mod tests {
     fn a_record_is_known_by_its_uncompressed_path() {
         assert_eq!(record_path("E01/runs/r.json.gz"), "E01/runs/r.json");
         assert_eq!(record_path("E01/runs/r.json"), "E01/runs/r.json");
-        assert!(is_gzipped(Path::new("a/r.json.gz")));
+        assert!(is_gzipped(Path::new("/site/data/E01/runs/r.json.gz")));
         assert!(!is_gzipped(Path::new("a/r.json")));
+        // Only a run record may be gzipped: nothing else stands for another file.
+        for other in [
+            "objects/abc.gz",
+            "objects/abc.json.gz",
+            "E01/summary.json.gz",
+            "runs/.json.gz",
+            "docs/x.md.gz",
+        ] {
+            assert_eq!(record_path(other), other);
+            assert!(!is_gzipped(Path::new(other)), "{other}");
+        }
     }
 }

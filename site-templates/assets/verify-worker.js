@@ -47,6 +47,11 @@ function getPath(base, path, gzFallback) {
 // A record published gzipped (`receipts build --compress-records`) is
 // `<record>.json.gz`; the verifier reads the record it holds.
 var GZ = ".gz";
+// Only a run record (`data/<experiment>/runs/<run>.json.gz`) is read as
+// gzip: no other file stands for a record under another name.
+function isGzippedRecord(path) {
+  return path.slice(-GZ.length) === GZ && path.indexOf("data/") === 0 && RUN_RECORD.test(path.slice(5, -GZ.length));
+}
 function gunzip(bytes) {
   if (typeof DecompressionStream === "undefined") {
     return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
@@ -58,7 +63,7 @@ function gunzip(bytes) {
 // Hands a fetched data/ file to the bundle under its record's path, the
 // record inside it when it is gzipped; `then(path, bytes)` sees the record.
 function addRecord(bundle, path, bytes, then) {
-  if (path.slice(-GZ.length) !== GZ) {
+  if (!isGzippedRecord(path)) {
     bundle.add(path.slice(5), bytes);
     if (then) then(path, bytes);
     return null;
@@ -153,7 +158,7 @@ function verifySite(job) {
           return null;
         }
         var rel = path.slice(5);
-        if (path.slice(-GZ.length) === GZ) rel = rel.slice(0, -GZ.length);
+        if (isGzippedRecord(path)) rel = rel.slice(0, -GZ.length);
         if (fetched === null) {
           manifests.record(rel, undefined, undefined);
           return null;

@@ -61,6 +61,20 @@ struct Outcome<'a> {
     receipts: &'a [Receipt],
 }
 
+/// `text` with control characters shown as escapes: a forged site's strings
+/// cannot move the cursor, clear a line or fake a verdict on a terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_unicode().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
 /// Writes to standard output; a reader that went away (`| head`) ends the
 /// output quietly instead of a panic.
 fn print(text: &str) -> Result<(), Failure> {
@@ -79,11 +93,11 @@ fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>
     let mut files = std::collections::BTreeMap::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| InputError::new(dir.display().to_string(), e.to_string()))?;
-        if entry.file_type().is_file() {
+        if !entry.file_type().is_dir() {
             let rel = crate::error::display_path(dir, entry.path());
             if rel != receipts_verifier::manifest::SUMS {
-                let mut bytes = std::fs::read(entry.path())
-                    .map_err(|e| InputError::new(rel.clone(), e.to_string()))?;
+                let mut bytes = crate::audit::read_site_file(entry.path())
+                    .map_err(|e| InputError::new(rel.clone(), e))?;
                 // A gzipped record is handed over as the record it holds, as the browser does.
                 if crate::gzip::is_gzipped(entry.path()) {
                     bytes = crate::gzip::decompress(&bytes, crate::load::MAX_FILE_BYTES)
@@ -149,7 +163,7 @@ fn report_receipts(args: &Args, pin: Option<&str>) -> Result<Found, Failure> {
     let site_sums = match &args.site {
         Some(site) => {
             let path = site.join(receipts_verifier::manifest::SUMS);
-            Some(std::fs::read(&path).map_err(|e| {
+            Some(crate::audit::read_site_file(&path).map_err(|e| {
                 BuildError::from(InputError::new(
                     path.display().to_string(),
                     format!("cannot read it ({e}): --site must be a site receipts built"),
@@ -166,6 +180,14 @@ fn report_receipts(args: &Args, pin: Option<&str>) -> Result<Found, Failure> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     if args.records_only {
+        if args.expect_root.is_some() || args.site.is_some() {
+            return Err(Failure {
+                message:
+                    "--records-only reads no manifest: --expect-root and --site do not go with it"
+                        .to_string(),
+                code: crate::error::EXIT_INPUT as u8,
+            });
+        }
         return records_only(&args);
     }
     let pin = match &args.expect_root {
@@ -224,7 +246,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             text.push_str(&format!(
                 "FAIL {}: {}: recorded {}; recomputed {}\n",
-                r.subject, r.claim, r.recorded, r.recomputed
+                printable(&r.subject),
+                printable(&r.claim),
+                printable(&r.recorded),
+                printable(&r.recomputed)
             ));
         }
         if pages > PAGES_SHOWN {
@@ -239,7 +264,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         {
             text.push_str(&format!(
                 "COULD NOT CHECK {}: {}: {}\n",
-                r.subject, r.claim, r.recomputed
+                printable(&r.subject),
+                printable(&r.claim),
+                printable(&r.recomputed)
             ));
         }
         let said = match status {

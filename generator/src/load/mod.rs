@@ -430,6 +430,16 @@ impl<'a> Reader<'a> {
             return Ok(BTreeMap::new());
         }
         let paths = self.entries(dir)?;
+        // An object is named by its SHA-256, and by nothing else.
+        if let Some(p) = paths
+            .iter()
+            .find(|p| !receipts_verifier::digest::is_sha256_hex(&file_name(p)))
+        {
+            return Err(InputError::new(
+                self.name(p),
+                "an object's file name must be its SHA-256 (64 lowercase hex digits)",
+            ));
+        }
         let loaded: Vec<Result<(String, Vec<u8>), InputError>> = paths
             .par_iter()
             .map(|p| Ok((file_name(p), self.read(p)?)))
@@ -569,7 +579,10 @@ fn file_name(path: &Path) -> String {
 /// A record's id must equal its file name, so links and files agree.
 fn expect_stem(file: &str, path: &Path, id: &str) -> Result<(), InputError> {
     let name = file_name(path);
-    let stem = gzip::record_path(&name)
+    let stem = name
+        .strip_suffix(gzip::SUFFIX)
+        .filter(|_| gzip::is_gzipped(path))
+        .unwrap_or(&name)
         .strip_suffix(".json")
         .unwrap_or(&name)
         .to_string();

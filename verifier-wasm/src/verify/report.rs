@@ -11,7 +11,7 @@ use crate::digest::sha256_hex;
 use crate::manifest::{parse_sums, DATA_DIR, RECORDS_SUMS, SUMS};
 use crate::model::{Experiment, Report, ReportSite, Run, Task};
 
-use super::published::agrees;
+use super::published::{agrees_to, COST_DECIMALS};
 use super::run::{task_input_bytes, verify_run};
 use super::Receipt;
 
@@ -111,7 +111,10 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
             "claims.cost_usd",
             format!("{}–{}", claims.cost_usd.low, claims.cost_usd.high),
             format!("{}–{}", cost.low, cost.high),
-            agrees(claims.cost_usd.low, cost.low) && agrees(claims.cost_usd.high, cost.high),
+            // To the micro-dollar at least: a claim of 0 does not agree with
+            // every cost under half a dollar.
+            agrees_to(claims.cost_usd.low, cost.low, COST_DECIMALS)
+                && agrees_to(claims.cost_usd.high, cost.high, COST_DECIMALS),
         )),
         Err(e) => out.push(Receipt::unchecked(
             "report",
@@ -126,7 +129,8 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
         "claims.time_s",
         claims.time_s.to_string(),
         time_s.to_string(),
-        agrees(claims.time_s, time_s),
+        // To the millisecond the durations are recorded in.
+        agrees_to(claims.time_s, time_s, 3),
     ));
     out
 }
