@@ -11,20 +11,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{receipts, sample_copy, stderr};
+use common::{assert_exit, built, receipts, stderr, stdout};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{format_sums, parse_sums};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn built() -> tempfile::TempDir {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    dir
-}
 
 fn verify(site: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["verify", "."];
@@ -34,16 +23,6 @@ fn verify(site: &Path, extra: &[&str]) -> Output {
 
 fn root_digest(site: &Path) -> String {
     sha256_hex(&fs::read(site.join("SHA256SUMS")).expect("SHA256SUMS"))
-}
-
-fn assert_exit(out: &Output, code: i32, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{what}:\n{}{}",
-        stdout(out),
-        stderr(out)
-    );
 }
 
 /// Every file under `site` whose path ends with `suffix`.

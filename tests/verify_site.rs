@@ -8,30 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{receipts, sample_copy, stderr};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A copy of the sample with its site built into `site/`.
-fn built() -> tempfile::TempDir {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    dir
-}
-
-/// Checks the exit code, showing the output when it is not the one expected.
-fn assert_exit(out: &Output, code: i32, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{what}: {}{}",
-        stdout(out),
-        stderr(out)
-    );
-}
+use common::{assert_exit, built, receipts, sample_copy, stderr, stdout};
 
 /// Besides the claims a test names, only `rel`'s own receipts (its digests
 /// among them) fail, and the files rendered from it: the pages that show

@@ -115,9 +115,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     validate::validate(&corpus)?;
     timer.lap("validate");
     let staging = Staging::new(&options.out)?;
-    let (report, staging, fresh) =
+    let (mut report, staging, fresh) =
         render(&corpus, options, staging, None, Keep::NotPassing, timer)?;
-    let mut report = report;
+    let committing = Instant::now();
     let previous = staging.commit()?;
     if let (Some(cache), Some((context, fresh))) = (&options.cache, fresh) {
         cache.store(context, report.root_digest.clone(), fresh);
@@ -127,12 +127,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     } else {
         drop(previous);
     }
-    let mut timer = Timer {
-        stages: std::mem::take(&mut report.stages),
-        last: Instant::now(),
-    };
-    timer.lap("commit");
-    report.stages = timer.stages;
+    report.stages.push(("commit", committing.elapsed()));
     Ok(report)
 }
 
@@ -234,13 +229,15 @@ fn render(
     let (code, verifier_digest) = code(&theme)?;
     let sums = root_manifest(&records_digest, &code);
     let root_digest = root_digest.unwrap_or_else(|| sha256_hex(sums.as_bytes()));
-    let mut site_info = site::site_info(
+    let site_info = site::site_info(
         corpus,
-        &records_digest,
-        &root_digest,
+        site::Digests {
+            records: records_digest.clone(),
+            root: root_digest.clone(),
+            verifier: verifier_digest,
+        },
         options.compress_records,
     );
-    site_info.verifier_digest = verifier_digest;
     let context = cache::context(corpus, &site_info, &theme);
     let kept = match &options.cache {
         Some(cache) => cache.usable(&context, staging.previous_manifest()),

@@ -27,6 +27,29 @@ pub fn receipts(dir: &Path, args: &[&str]) -> Output {
         .expect("the receipts binary runs")
 }
 
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A copy of the sample with its site built into `site/`.
+pub fn built() -> tempfile::TempDir {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
+/// Checks the exit code, showing the output when it is not the one expected.
+pub fn assert_exit(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}:\n{}{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

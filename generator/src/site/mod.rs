@@ -160,12 +160,17 @@ pub(crate) fn label<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
-pub fn site_info(
-    corpus: &Corpus,
-    records_digest: &str,
-    root_digest: &str,
-    records_gzipped: bool,
-) -> SiteInfo {
+/// The digests a site's pages show or name.
+pub struct Digests {
+    /// Of `data/SHA256SUMS`.
+    pub records: String,
+    /// Of `SHA256SUMS`.
+    pub root: String,
+    /// Of the standalone verifier's `SHA256SUMS`.
+    pub verifier: String,
+}
+
+pub fn site_info(corpus: &Corpus, digests: Digests, records_gzipped: bool) -> SiteInfo {
     SiteInfo {
         experiments: corpus.experiments.len(),
         runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
@@ -173,9 +178,9 @@ pub fn site_info(
         skill_edits: corpus.regressions.iter().map(|s| s.edits.len()).sum(),
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
-        records_digest: records_digest.to_string(),
-        root_digest: root_digest.to_string(),
-        verifier_digest: String::new(),
+        records_digest: digests.records,
+        root_digest: digests.root,
+        verifier_digest: digests.verifier,
         records_gzipped,
     }
 }
