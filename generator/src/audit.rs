@@ -84,7 +84,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
 
     // The records, read once: their digests for the manifest checks, their
     // contents for rendering the site again.
-    let loaded = load::load_site(dir);
+    let loaded = load::load_site(std::sync::Arc::new(load::Disk), dir);
     let read_digests = loaded.as_ref().ok().map(|c| &c.record_digests);
 
     // The files the manifests list: the records and the code.
@@ -174,6 +174,19 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                             false,
                         ));
                     }
+                    // As the browser's page check sums it up when nothing differs.
+                    if rebuilt.differences.is_empty() {
+                        receipts.push(Receipt::new(
+                            PAGES,
+                            RENDERED,
+                            "every page the site serves",
+                            format!(
+                                "{} pages rendered from the records, each byte for byte the same",
+                                rebuilt.report.pages
+                            ),
+                            true,
+                        ));
+                    }
                     Ok(rebuilt.receipts)
                 }
                 Err(BuildError::Input(e)) => Err(e),
@@ -237,9 +250,9 @@ fn rendered_claim(path: &str) -> String {
     }
 }
 
-/// The claim of a page (or another file rendered from the records) that is
-/// not what the records render to.
-pub const RENDERED: &str = "rendered from the records";
+/// The claim of a page (or another file rendered from the records) that is,
+/// or is not, what the records render to.
+pub use crate::browser::{PAGES, RENDERED};
 
 /// Every receipt of the records under `data/`, without rendering the pages.
 fn records_only(corpus: &load::Corpus) -> Result<Vec<Receipt>, InputError> {

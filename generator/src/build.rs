@@ -19,15 +19,14 @@ use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use crate::cache::{self, RunCache};
 use crate::data;
-use crate::error::InputError;
 use crate::load::{self, Corpus};
 use crate::pages;
-use crate::render::{Pin, Renderer, Theme, VerifyScope};
-use crate::site::{self, run_href};
+use crate::publish;
+use crate::render::{Renderer, Theme};
+use crate::site;
 use crate::validate;
 use crate::verification::{self, Keep};
 use crate::write::{Difference, Staging};
-use receipts_verifier::verify::Scope;
 
 /// Runs at or above this count get a progress bar.
 const PROGRESS_THRESHOLD: usize = 500;
@@ -83,14 +82,7 @@ impl BuildReport {
     }
 }
 
-/// Why a build failed: bad input (exit 2) or anything else (exit 1).
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    #[error(transparent)]
-    Input(#[from] InputError),
-    #[error("{0:#}")]
-    Other(#[from] anyhow::Error),
-}
+pub use crate::error::BuildError;
 
 struct Timer {
     stages: Vec<(&'static str, Duration)>,
@@ -221,7 +213,7 @@ fn render(
     keep: Keep,
     mut timer: Timer,
 ) -> Result<(BuildReport, Staging, Fresh), BuildError> {
-    let records_digest = data::publish(corpus, &staging)?;
+    let records_digest = publish::publish(corpus, &staging)?;
     let theme = match &options.templates {
         Some(dir) => Theme::from_dir(dir)?,
         None => Theme::embedded(),
@@ -246,28 +238,26 @@ fn render(
     let renderer = Renderer::new(site_info, &theme)?;
     let run_count: usize = corpus.experiments.iter().map(|e| e.runs.len()).sum();
     let progress = progress_bar(run_count, options.quiet);
-    // Each run's neighbours (its cell's other runs, the run replacing it), found once.
-    let neighbours: Vec<site::Neighbours<'_>> =
-        corpus.experiments.iter().map(site::neighbours).collect();
     let reuse = options.cache.as_ref().map(|_| verification::Reuse {
         kept: &kept,
         fresh: Mutex::new(HashMap::new()),
         hits: AtomicUsize::new(0),
     });
-    let verified = verification::verify(corpus, keep, reuse.as_ref(), |pass| {
-        let rel = pass.loaded.run_path(&pass.run.id);
-        data::write_record(corpus, &staging, &rel, pass.bytes, options.compress_records)?;
-        run_page(
-            corpus,
-            &renderer,
-            &staging,
-            &neighbours[pass.experiment],
-            &pass,
-            options.compress_records,
-        )?;
-        progress.inc(1);
-        Ok(())
-    })?;
+    let gzipped = options.compress_records;
+    let verified = pages::runs(
+        corpus,
+        &renderer,
+        &staging,
+        keep,
+        reuse.as_ref(),
+        gzipped,
+        |pass| {
+            let rel = pass.loaded.run_path(&pass.run.id);
+            publish::write_record(corpus, &staging, &rel, pass.bytes, gzipped)?;
+            progress.inc(1);
+            Ok(())
+        },
+    )?;
     progress.finish_and_clear();
     let (kept_runs, fresh) = match reuse {
         Some(r) => (
@@ -282,7 +272,7 @@ fn render(
     timer.lap("runs");
     let pages = pages::render(corpus, &verified, &renderer, &staging)? + run_count;
     timer.lap("pages");
-    data::check_published(corpus, &staging)?;
+    publish::check_published(corpus, &staging)?;
     for (rel, bytes) in &code {
         staging.write(rel, bytes)?;
     }
@@ -345,52 +335,6 @@ fn progress_bar(runs: usize, quiet: bool) -> ProgressBar {
     );
     bar.set_prefix("verifying and rendering");
     bar
-}
-
-/// Renders and writes the page of the run in `pass`.
-fn run_page(
-    corpus: &Corpus,
-    renderer: &Renderer,
-    staging: &Staging,
-    neighbours: &site::Neighbours<'_>,
-    pass: &verification::RunPass<'_>,
-    gzipped: bool,
-) -> Result<()> {
-    let (loaded, run) = (pass.loaded, pass.run);
-    let view = site::run_view(
-        corpus,
-        loaded,
-        pass.index,
-        run,
-        pass.verification,
-        neighbours,
-        gzipped,
-    );
-    let path = run_href(&view.id);
-    let scope = Scope::Run {
-        experiment: loaded.dir.clone(),
-        run: run.id.clone(),
-    };
-    let record = loaded.run_path(&run.id);
-    let files = site::run_files(corpus, loaded, run, gzipped);
-    let verify = VerifyScope::of(&scope, &files).pinned(Pin {
-        label: "Record digest".to_string(),
-        path: site::record_href(loaded, &run.id, gzipped),
-        digest: corpus
-            .record_digests
-            .get(&record)
-            .cloned()
-            .unwrap_or_default(),
-        gzipped,
-    });
-    let html = renderer.page(
-        "run.html",
-        &path,
-        view.simulated,
-        &verify,
-        minijinja::context! { run => view },
-    )?;
-    staging.write(&path, html.as_bytes())
 }
 
 /// A one-line account of the build, for the terminal.

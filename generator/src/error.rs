@@ -49,6 +49,16 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Why a build, or rendering a site again, failed: bad input (exit 2) or
+/// anything else (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("{0:#}")]
+    Other(#[from] anyhow::Error),
+}
+
 /// A path for messages: `/`-separated, relative to `root` when inside it.
 pub fn display_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);

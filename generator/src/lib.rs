@@ -2,12 +2,17 @@
 //! experiments. The binary in `main.rs` is a thin shell over these modules,
 //! one per pipeline stage, and one per subcommand under `commands`.
 
+#[cfg(feature = "cli")]
 pub mod audit;
+pub mod browser;
+#[cfg(feature = "cli")]
 pub mod build;
 pub mod cache;
 pub mod charts;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod data;
+pub mod difference;
 pub mod error;
 pub mod escape;
 pub mod gzip;
@@ -16,12 +21,19 @@ pub mod load;
 pub mod markdown;
 pub mod pages;
 pub mod parse;
+#[cfg(feature = "cli")]
+pub mod publish;
 pub mod render;
+#[cfg(feature = "cli")]
 pub mod report;
+#[cfg(feature = "cli")]
 pub mod serve;
+#[cfg(feature = "cli")]
 pub mod simulate;
 pub mod site;
+#[cfg(feature = "cli")]
 pub mod standalone;
 pub mod validate;
 pub mod verification;
+#[cfg(feature = "cli")]
 pub mod write;

@@ -5,7 +5,9 @@
 //! with Subresource Integrity; the verifier's worker, glue and wasm are
 //! fetched with integrity values the page names.
 
-use anyhow::{Context, Result};
+#[cfg(feature = "cli")]
+use anyhow::Context;
+use anyhow::Result;
 use minijinja::{AutoEscape, Environment, Error, Output, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
@@ -68,8 +70,11 @@ pub const COMPARE_JS: &str = "assets/compare.js";
 pub const WORKER_JS: &str = "assets/verify-worker.js";
 pub const GLUE_JS: &str = "assets/receipts_verifier.js";
 pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
+pub const RENDER_GLUE_JS: &str = "assets/receipts_render.js";
+pub const RENDER_WASM: &str = "assets/receipts_render_bg.wasm";
 
 /// Static assets copied into the site as they are.
+#[cfg(feature = "cli")]
 pub const ASSETS: &[(&str, &[u8])] = &[
     (
         "assets/style.css",
@@ -105,6 +110,16 @@ pub const ASSETS: &[(&str, &[u8])] = &[
         WASM,
         include_bytes!("../../verifier-wasm/pkg/receipts_verifier_bg.wasm"),
     ),
+    // The page check, built from render-wasm/ by the same script; loaded
+    // only to verify a whole site.
+    (
+        RENDER_GLUE_JS,
+        include_bytes!("../../render-wasm/pkg/receipts_render.js"),
+    ),
+    (
+        RENDER_WASM,
+        include_bytes!("../../render-wasm/pkg/receipts_render_bg.wasm"),
+    ),
 ];
 
 /// The templates and assets a site is rendered with: those embedded in the
@@ -117,12 +132,20 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// The embedded templates with `assets`, the files of a built site's
+    /// `assets/`: the browser's page check renders with the assets the site
+    /// serves, which its manifest checks hold to the shipped ones.
+    pub fn with_assets(assets: Vec<(String, Vec<u8>)>) -> Theme {
+        Theme {
+            templates: embedded_templates(),
+            assets,
+        }
+    }
+
+    #[cfg(feature = "cli")]
     pub fn embedded() -> Theme {
         Theme {
-            templates: TEMPLATES
-                .iter()
-                .map(|(n, s)| (n.to_string(), s.to_string()))
-                .collect(),
+            templates: embedded_templates(),
             assets: ASSETS
                 .iter()
                 .map(|(p, b)| (p.to_string(), b.to_vec()))
@@ -131,6 +154,7 @@ impl Theme {
     }
 
     /// Templates and page assets read from `dir` (laid out as `site-templates/`).
+    #[cfg(feature = "cli")]
     pub fn from_dir(dir: &std::path::Path) -> Result<Theme> {
         let mut theme = Theme::embedded();
         for (name, source) in &mut theme.templates {
@@ -139,7 +163,7 @@ impl Theme {
                 .with_context(|| format!("reading {}", path.display()))?;
         }
         for (path, bytes) in &mut theme.assets {
-            if path.as_str() == GLUE_JS || path.as_str() == WASM {
+            if [GLUE_JS, WASM, RENDER_GLUE_JS, RENDER_WASM].contains(&path.as_str()) {
                 continue;
             }
             let file = dir.join(path.as_str());
@@ -182,6 +206,13 @@ impl Theme {
     }
 }
 
+fn embedded_templates() -> Vec<(String, String)> {
+    TEMPLATES
+        .iter()
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect()
+}
+
 /// What the Verify control of a page checks.
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyScope {
@@ -192,6 +223,9 @@ pub struct VerifyScope {
     pub files: String,
     /// The record whose digest the page states beside the root digest, if any.
     pub pin: Option<Pin>,
+    /// The control verifies the whole site, every page included: the page
+    /// loads the page check (`render-wasm/`) too.
+    pub pages: bool,
 }
 
 impl VerifyScope {
@@ -200,6 +234,7 @@ impl VerifyScope {
             scope: serde_json::to_string(scope).unwrap_or_default(),
             files: files.join(" "),
             pin: None,
+            pages: matches!(scope, Scope::All) && files.is_empty(),
         }
     }
 
@@ -246,6 +281,8 @@ struct Integrity {
     worker: String,
     glue: String,
     wasm: String,
+    render_glue: String,
+    render_wasm: String,
 }
 
 pub struct Renderer {
@@ -272,6 +309,8 @@ impl Renderer {
             worker: theme.integrity(WORKER_JS),
             glue: theme.integrity(GLUE_JS),
             wasm: theme.integrity(WASM),
+            render_glue: theme.integrity(RENDER_GLUE_JS),
+            render_wasm: theme.integrity(RENDER_WASM),
         };
         Ok(Renderer {
             env,

@@ -20,7 +20,7 @@ use base64::Engine as _;
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{format_sums, SUMS};
 
-use crate::render::{Theme, GLUE_JS, VERIFY_JS, WASM, WORKER_JS};
+use crate::render::{Theme, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WASM, WORKER_JS};
 
 const INDEX: &str = include_str!("../../site-templates/standalone/index.html");
 const SCRIPT: &[u8] = include_bytes!("../../site-templates/standalone/standalone.js");
@@ -44,15 +44,24 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
         .iter()
         .map(|(p, b)| (p.as_str(), sha256_hex(b)))
         .collect();
-    let worker = [asset(GLUE_JS), b"\n".to_vec(), asset(WORKER_JS)].concat();
+    let worker = [
+        asset(GLUE_JS),
+        b"\n".to_vec(),
+        asset(RENDER_GLUE_JS),
+        b"\n".to_vec(),
+        asset(WORKER_JS),
+    ]
+    .concat();
+    let base64 = |path: &str| base64::engine::general_purpose::STANDARD.encode(asset(path));
     let engine = serde_json::json!({
         "version": version,
         "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
-        "wasm": base64::engine::general_purpose::STANDARD.encode(asset(WASM)),
+        "wasm": base64(WASM),
+        "render_wasm": base64(RENDER_WASM),
         "assets": shipped,
     });
     let engine = format!(
-        "// The standalone verifier's engine: receipts {version}'s worker and WebAssembly, and the\n// SHA-256 of the code a site of this version ships.\nvar RECEIPTS_ENGINE = {};\n",
+        "// The standalone verifier's engine: receipts {version}'s worker and WebAssembly (the verifier and the page check), and the\n// SHA-256 of the code a site of this version ships.\nvar RECEIPTS_ENGINE = {};\n",
         serde_json::to_string(&engine).context("serializing the engine")?
     );
     let mut env = minijinja::Environment::new();

@@ -14,8 +14,8 @@ use receipts_verifier::verify::{
     RegressionVerification, RunVerification, Status, SuiteVerification, Tally,
 };
 
-use crate::build::BuildError;
 use crate::cache::CachedRun;
+use crate::error::BuildError;
 use crate::load::{read_run, Corpus, LoadedExperiment};
 use crate::validate;
 

@@ -1,6 +1,7 @@
 // The verification worker. The wasm-bindgen glue (`wasm_bindgen`) is
-// prepended to this file when the page starts the worker.
-/* global wasm_bindgen */
+// prepended to this file when the page starts the worker, and, on a page
+// that verifies the whole site, the page check's glue (`receipts_render`).
+/* global wasm_bindgen, receipts_render */
 "use strict";
 
 var ready = null;
@@ -13,6 +14,17 @@ function init(job) {
       : wasm_bindgen({ module_or_path: fetch(job.wasm, { integrity: job.wasmIntegrity }) });
   }
   return ready;
+}
+
+// The page check (render-wasm/), compiled when a whole site is verified.
+var renderReady = null;
+function initRender(job) {
+  if (!renderReady) {
+    renderReady = job.render.bytes
+      ? WebAssembly.compile(job.render.bytes).then(function (module) { return receipts_render({ module_or_path: module }); })
+      : receipts_render({ module_or_path: fetch(job.render.url, { integrity: job.render.integrity }) });
+  }
+  return renderReady;
 }
 
 // Where the site's files come from: fetched from the site's address, or,
@@ -137,9 +149,14 @@ function verifySite(job) {
   var manifests = null;
   var pin = job.expectRoot === null ? null : wasm_bindgen.parse_pin(job.expectRoot);
   var shownRecord = null;
+  var listed = null;
+  // Verifying the whole site checks every page too: the records and assets
+  // fetched are kept for the page check.
+  var checksPages = !!job.render && job.scope.scope === "all" && !job.files;
+  var kept = {};
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
     manifests = new wasm_bindgen.Manifests(sumsBytes, pin);
-    var listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
+    listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
     return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
       manifests.file("data/SHA256SUMS", bytes);
       // A page that names its files needs no list of the records (a site's
@@ -153,6 +170,9 @@ function verifySite(job) {
       }
       paths.sort();
       return fetchAll(job.base, paths, function (path, fetched) {
+        if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
+          kept[path] = fetched;
+        }
         if (path.indexOf("data/") !== 0) {
           manifests.file(path, fetched === null ? undefined : fetched);
           return null;
@@ -197,7 +217,42 @@ function verifySite(job) {
       r.subject = "data/" + r.subject;
       receipts.push(r);
     });
-    return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts) });
+    bundle.free();
+    var pages = checksPages ? checkPages(job, kept, listed, root) : Promise.resolve([]);
+    kept = null;
+    return pages.then(function (pageReceipts) {
+      receipts = receipts.concat(pageReceipts);
+      return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts) });
+    });
+  });
+}
+
+// Files of the site that are neither rendered from the records nor listed
+// in its manifests; only a folder or zip picked can be listed.
+function unlisted(made, listed) {
+  if (!source) return [];
+  var known = {};
+  made.concat(Object.keys(listed), ["SHA256SUMS", "statement.intoto.json"]).forEach(function (p) { known[p] = true; });
+  return Object.keys(source).filter(function (p) { return !known[p] && p.indexOf("data/") !== 0; }).sort();
+}
+
+// The page check: every page rendered again from the records and assets
+// the manifest checks held to SHA256SUMS (render-wasm/), then each page the
+// site serves compared with it, byte for byte.
+function checkPages(job, kept, listed, root) {
+  return initRender(job).then(function () {
+    var pages = new receipts_render.SitePages();
+    Object.keys(kept).sort().forEach(function (path) { pages.add(path, kept[path]); });
+    // Records that cannot be rendered give a receipt that could not be checked, and no pages.
+    var made = JSON.parse(pages.render(root, listed["verifier/SHA256SUMS"] || ""));
+    return fetchAll(job.base, made, function (path, bytes) {
+      pages.page(path, bytes === null ? undefined : bytes);
+    }, progress).then(function () {
+      unlisted(made, listed).forEach(function (path) { pages.page(path, source[path]); });
+      var receipts = JSON.parse(pages.finish());
+      pages.free();
+      return receipts;
+    });
   });
 }
 

@@ -130,7 +130,10 @@ var ReceiptsView = (function () {
   }
 
   // The worker's code is fetched with Subresource Integrity and started from
-  // a blob, with the wasm-bindgen glue in front of it.
+  // a blob, with the wasm-bindgen glue in front of it, and on a page that
+  // verifies the whole site the page check's glue too (its WebAssembly is
+  // fetched by the worker only then).
+  var checksPages = !!panel.dataset.renderGlueSrc;
   var workerPromise = null;
   function startWorker() {
     if (!workerPromise) {
@@ -140,8 +143,9 @@ var ReceiptsView = (function () {
           return r.text();
         });
       };
-      workerPromise = Promise.all([load("glue"), load("worker")]).then(function (parts) {
-        var blob = new Blob([parts[0], "\n", parts[1]], { type: "text/javascript" });
+      var parts = checksPages ? ["glue", "renderGlue", "worker"] : ["glue", "worker"];
+      workerPromise = Promise.all(parts.map(load)).then(function (texts) {
+        var blob = new Blob([texts.join("\n")], { type: "text/javascript" });
         return new Worker(URL.createObjectURL(blob));
       });
     }
@@ -181,6 +185,9 @@ var ReceiptsView = (function () {
       worker.onerror = function (e) { fail(e.message || "the worker stopped"); };
       job.wasm = abs(panel.dataset.wasmSrc);
       job.wasmIntegrity = panel.dataset.wasmSri;
+      if (checksPages && job.type === "site") {
+        job.render = { url: abs(panel.dataset.renderWasmSrc), integrity: panel.dataset.renderWasmSri };
+      }
       worker.postMessage(job);
     }).catch(function (e) { fail(e.message); });
   }

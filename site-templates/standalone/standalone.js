@@ -45,6 +45,8 @@
     return bytes;
   }
   var wasmBytes = decodeBase64(engine.wasm);
+  // The page check's WebAssembly: decoded when a site is first verified.
+  var renderBytes = null;
   var worker = new Worker(URL.createObjectURL(new Blob([engine.worker], { type: "text/javascript" })));
 
   function run(job) {
@@ -52,6 +54,10 @@
     progress.value = 0;
     ReceiptsView.setStatus(summary, "running", 0, 0, "Verifying…");
     job.wasmBytes = wasmBytes;
+    if (job.type === "site") {
+      if (!renderBytes) renderBytes = decodeBase64(engine.render_wasm);
+      job.render = { bytes: renderBytes };
+    }
     worker.onmessage = function (event) {
       var m = event.data;
       if (m.type === "progress") {

@@ -84,8 +84,13 @@ export function isManifestFailure(f) {
   return / \| . \S+: (SHA-256 in (data\/)?SHA256SUMS|listed in (data\/)?SHA256SUMS|root digest|digest of \S+ shown on the page) recorded /.test(f);
 }
 
-/** A verification's failures other than the manifest checks (the recomputed
- * claims), each "subject | ✗ subject: claim recorded …". */
+/** Whether failure `f` is a page that is not what the records render to. */
+export function isPageFailure(f) {
+  return / \| . \S+: rendered from the records recorded /.test(f);
+}
+
+/** A verification's failures other than the manifest checks and the page
+ * check (the recomputed claims), each "subject | ✗ subject: claim recorded …". */
 export function claimFailures(result) {
-  return result.failures.filter((f) => !isManifestFailure(f));
+  return result.failures.filter((f) => !isManifestFailure(f) && !isPageFailure(f));
 }

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 
-import { claimFailures as claims, isManifestFailure, launch, verifyAt } from "./browser.mjs";
+import { claimFailures as claims, isManifestFailure, isPageFailure, launch, verifyAt } from "./browser.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
 const SUITE = "regressions/R01.html";
@@ -72,6 +72,11 @@ test("a softened verdict fails by name on every page that checks it", async () =
     const expected = [`${RECORD} | ✗ ${RECORD}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${found}`];
     if (path === PAGE) expected.push(`${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed ${found}`);
     assert.deepEqual(result.failures.filter(isManifestFailure), expected, path);
+    // Verifying the whole site renders every page again: the record's own
+    // page, rendered from the changed record, is not the page served.
+    const pages = result.failures.filter(isPageFailure).map((f) => f.split(" | ")[0]);
+    if (path === "verify.html") assert.ok(pages.includes(PAGE), `${path}: ${pages.join(", ")}`);
+    else assert.deepEqual(pages, [], path);
     const failed = claims(result);
     assert.deepEqual(
       failed.map((f) => f.replace(/^.*?: /, "")),

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { launch, open, OUTCOMES } from "./browser.mjs";
+import { isPageFailure, launch, open, OUTCOMES } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, receipts } from "./setup.mjs";
 
@@ -82,12 +82,13 @@ test("served from another origin, it verifies the site fetched with CORS", async
   assert.deepEqual(problems, []);
   assert.equal(result.status, "verified", result.text);
   // Every receipt the site's own verify.html gives with a pin, less the
-  // footer it does not read, plus each asset held to its own copy.
+  // footer it does not read, plus each asset held to its own copy; the last
+  // is the page check's (every page rendered again, none differs).
   const assets = readFileSync(join(site, "SHA256SUMS"), "utf8").split("\n").filter((l) => l.includes("  assets/")).length;
   const records = readFileSync(join(site, "data/SHA256SUMS"), "utf8").trim().split("\n").length;
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
   const lines = readFileSync(join(site, "SHA256SUMS"), "utf8").trim().split("\n").length;
-  assert.equal(result.checked, 1 + lines + records + native.tally.pass + assets);
+  assert.equal(result.checked, 1 + lines + records + native.tally.pass + assets + 1);
   for (const pin of [root.toUpperCase(), `sha256:${root}`]) {
     assert.equal((await verifySiteAt(site, pin)).result.status, "verified", pin);
   }
@@ -128,19 +129,47 @@ test("a patched verifier with its integrity values updated and SHA256SUMS reseal
   patchVerifier(copy);
   const unpinned = (await verifySiteAt(copy)).result;
   assert.equal(unpinned.status, "failed", unpinned.text);
-  assert.deepEqual(unpinned.failures.map((f) => f.split(" | ")[0]), ["assets/verify-worker.js"]);
-  assert.match(unpinned.failures[0], /the copy receipts \S+ ships/);
+  const code = (failures) => failures.filter((f) => !isPageFailure(f)).map((f) => f.split(" | ")[0]).sort();
+  assert.deepEqual(code(unpinned.failures), ["assets/verify-worker.js"]);
+  assert.match(unpinned.failures.find((f) => !isPageFailure(f)), /the copy receipts \S+ ships/);
+  // Resealing SHA256SUMS changed the root digest, which every page shows:
+  // no page is what the records render to with the new one.
+  const pages = unpinned.failures.filter(isPageFailure);
+  assert.ok(pages.length > 100 && pages.every((f) => f.includes(root)), pages.slice(0, 3).join("\n"));
   const pinned = (await verifySiteAt(copy, root)).result;
   assert.equal(pinned.status, "failed");
-  assert.deepEqual(pinned.failures.map((f) => f.split(" | ")[0]).sort(), ["SHA256SUMS", "assets/verify-worker.js"]);
+  assert.deepEqual(code(pinned.failures), ["SHA256SUMS", "assets/verify-worker.js"]);
   // Native verify fails it too.
-  let code = 0;
+  let exit = 0;
   try {
     receipts(["verify", copy, "--expect-root", root], { stdio: "pipe" });
   } catch (e) {
-    code = e.status;
+    exit = e.status;
   }
-  assert.equal(code, 1);
+  assert.equal(exit, 1);
+});
+
+test("a number edited on a page fails, served or zipped, and a page added to a zip fails", async () => {
+  const copy = copySite(site);
+  const page = "experiments/E01.html";
+  const file = join(copy, page);
+  const html = readFileSync(file, "utf8");
+  assert.ok(html.includes("54 runs on record"));
+  writeFileSync(file, html.replace("54 runs on record", "55 runs on record"));
+  const served = (await verifySiteAt(copy, root)).result;
+  assert.equal(served.status, "failed", served.text);
+  assert.equal(served.failures.length, 1, served.failures.join("\n"));
+  assert.match(served.failures[0], /^experiments\/E01\.html \| ✗ experiments\/E01\.html: rendered from the records recorded line \d+: .*55 runs on record.*; recomputed line \d+: .*54 runs on record/);
+  // A page the records do not make, found in a zip (a served site cannot be listed).
+  writeFileSync(file, html);
+  writeFileSync(join(copy, "runs/E01-invented.html"), "<p>a run that was never recorded</p>");
+  const { page: tab, problems } = await open(browser, `${verifierServer.url}index.html#root=${root}`);
+  await tab.setInputFiles("#site-zip", zipOf(copy));
+  const zipped = await outcome(tab);
+  await tab.close();
+  assert.deepEqual(problems, []);
+  assert.equal(zipped.status, "failed", zipped.text);
+  assert.deepEqual(zipped.failures, ["runs/E01-invented.html | ✗ runs/E01-invented.html: rendered from the records recorded a file; recomputed no such file: the records do not make it"]);
 });
 
 test("a record edited without resealing fails by name", async () => {
@@ -156,18 +185,20 @@ test("a record edited without resealing fails by name", async () => {
   assert.ok(result.failures.some((f) => f.includes("pass_rate_pct recorded 99.4")));
 });
 
+/** A zip of the site in `dir`, its files under `site/`. */
+function zipOf(dir) {
+  const zip = join(mkdtempSync(join(tmpdir(), "receipts-zip-")), "site.zip");
+  execFileSync("python3", ["-c", [
+    "import os, sys, zipfile",
+    "src, out = sys.argv[1], sys.argv[2]",
+    "with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:",
+    "    for d, _, fs in os.walk(src):",
+    "        for f in fs: z.write(os.path.join(d, f), os.path.join('site', os.path.relpath(os.path.join(d, f), src)))",
+  ].join("\n"), dir, zip]);
+  return zip;
+}
+
 test("a zip of the site verifies, and one with a tampered record fails", async () => {
-  const zipOf = (dir) => {
-    const zip = join(mkdtempSync(join(tmpdir(), "receipts-zip-")), "site.zip");
-    execFileSync("python3", ["-c", [
-      "import os, sys, zipfile",
-      "src, out = sys.argv[1], sys.argv[2]",
-      "with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:",
-      "    for d, _, fs in os.walk(src):",
-      "        for f in fs: z.write(os.path.join(d, f), os.path.join('site', os.path.relpath(os.path.join(d, f), src)))",
-    ].join("\n"), dir, zip]);
-    return zip;
-  };
   for (const [dir, expected] of [[site, "verified"], [(() => {
     const copy = copySite(site);
     const run = join(copy, "data/E02/runs/E02-release-brief-careful-s2-ladder.json");

@@ -5,12 +5,12 @@
 // refused), and the WebAssembly verifier gives byte-for-byte the native result.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import vm from "node:vm";
 
-import { OUTCOMES, isManifestFailure, launch, open, verify, verifyAt } from "./browser.mjs";
+import { OUTCOMES, isManifestFailure, isPageFailure, launch, open, verify, verifyAt } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
@@ -72,9 +72,11 @@ test("the whole sample site verifies in the browser", async () => {
   // verify.html (scope all, no file list) fetches every file SHA256SUMS
   // lists (one "SHA-256 in SHA256SUMS" receipt each) and every record
   // data/SHA256SUMS lists (one "SHA-256 in data/SHA256SUMS" each), checks
-  // the root digest its footer shows (one), and recomputes every record
-  // receipt (as many as natively). No root digest is pinned: no receipt for it.
-  assert.equal(result.checked, files.size + records.size + 1 + native.tally.pass);
+  // the root digest its footer shows (one), recomputes every record
+  // receipt (as many as natively) and renders every page again from the
+  // records, comparing each with the page served (one receipt when none
+  // differs). No root digest is pinned: no receipt for it.
+  assert.equal(result.checked, files.size + records.size + 1 + native.tally.pass + 1);
 });
 
 test("each kind of page verifies its own receipts", async () => {
@@ -120,10 +122,13 @@ test("one changed byte in an artifact fails exactly its receipts", async () => {
   ]);
   const subjects = new Set(result.failures.map((f) => f.split(" | ")[0]));
   assert.ok(subjects.has(object), `the artifact is named: ${[...subjects].join(", ")}`);
-  for (const s of subjects) {
-    // Only the artifact itself and the runs whose checks read it may fail.
-    assert.ok(s === object || /^data\/E0\d\/runs\//.test(s), `unexpected failure ${s}`);
+  for (const f of result.failures) {
+    const s = f.split(" | ")[0];
+    // Only the artifact itself and the runs whose checks read it may fail,
+    // and the pages that show those checks passing.
+    assert.ok(s === object || /^data\/E0\d\/runs\//.test(s) || isPageFailure(f), `unexpected failure ${f}`);
   }
+  assert.ok(result.failures.some((f) => f.startsWith("experiments/E01.html | ") && isPageFailure(f)), "the experiment's page no longer follows from its records");
   assert.ok(result.failures.some((f) => f.includes(`artifact \`normalized.csv\``)), "the artifact's digest receipt fails");
 });
 
@@ -294,10 +299,14 @@ test("a changed asset, or a digest a page shows, fails by name", async () => {
     const { result, problems } = await verifyPage(copy, "verify.html");
     assert.deepEqual(problems, []);
     assert.equal(result.status, "failed", result.text);
-    assert.deepEqual(result.failures.sort(), [
+    assert.deepEqual(result.failures.filter((f) => !isPageFailure(f)).sort(), [
       `.nojekyll | ✗ .nojekyll: SHA-256 in SHA256SUMS recorded ${listed.get(".nojekyll")}; recomputed ${sha256("patched\n")}`,
       `assets/compare.js | ✗ assets/compare.js: SHA-256 in SHA256SUMS recorded ${listed.get("assets/compare.js")}; recomputed ${sha256(readFileSync(join(copy, "assets/compare.js")))}`,
     ]);
+    // The one page that loads compare.js names an integrity value the served file does not have.
+    const pages = result.failures.filter(isPageFailure);
+    assert.equal(pages.length, 1, pages.join("\n"));
+    assert.match(pages[0], /^compare\.html \| .*assets\/compare\.js" integrity="sha384-/);
   }
   // A page that checks only its own records does not fetch the assets.
   const EDIT = "regressions/R01/R01-edit-04-reporting.html";
@@ -327,5 +336,66 @@ test("a changed asset, or a digest a page shows, fails by name", async () => {
     const { result } = await verifyPage(copy, EDIT);
     assert.equal(result.status, "failed", result.text);
     assert.deepEqual(result.failures, [`${EDIT} | ✗ ${EDIT}: digest of ${record} shown on the page recorded ${other}; recomputed ${digest}`]);
+  }
+});
+
+/** Replaces the first `from` in `file` with `to`. */
+function replaceIn(file, from, to) {
+  const text = readFileSync(file, "utf8");
+  assert.ok(text.includes(from), `${file} has no ${from}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+// Pages are not listed in SHA256SUMS (each shows its root digest), so an
+// edited page needs no resealing: the root digest is unchanged and pins.
+const PAGE_EDITS = [
+  ["index.html", "✓ 94.4%", "✓ 99.4%"],
+  ["experiments/E01.html", "54 runs on record", "55 runs on record"],
+  ["runs/E01-invoice-cleanup-careful-s1-ladder.html", "<dt>Time</dt><dd>46.5 s</dd>", "<dt>Time</dt><dd>16.5 s</dd>"],
+  ["runs/rows-1.json", "46.537", "16.537"],
+];
+
+test("a number edited on a page fails the whole site's verification, with the root pinned", async () => {
+  for (const [page, from, to] of PAGE_EDITS) {
+    const copy = copySite(site);
+    const root = sha256(readFileSync(join(copy, "SHA256SUMS")));
+    replaceIn(join(copy, page), from, to);
+    const server = await serve(copy);
+    try {
+      const { page: tab, problems } = await open(browser, `${server.url}verify.html#root=${root}`);
+      const result = await verify(tab);
+      await tab.close();
+      assert.deepEqual(problems, []);
+      assert.equal(result.status, "failed", `${page}: ${result.text}`);
+      assert.equal(result.failures.length, 1, result.failures.join("\n"));
+      const [failure] = result.failures;
+      assert.ok(failure.startsWith(`${page} | ✗ ${page}: rendered from the records recorded line `), failure);
+      assert.ok(failure.includes(to) && failure.includes(from), `both versions shown: ${failure}`);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test("a page removed, or records that cannot be rendered, are never verified", async () => {
+  {
+    const copy = copySite(site);
+    const page = "runs/E01-invoice-cleanup-careful-s1-ladder.html";
+    rmSync(join(copy, page));
+    const { result } = await verifyPage(copy, "verify.html");
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures, [`${page} | ✗ ${page}: rendered from the records recorded no such file; recomputed a page the records make`]);
+  }
+  {
+    // A task the runs name, dropped from the records and from data/SHA256SUMS:
+    // the manifests agree, but no build would render these records.
+    const copy = copySite(site);
+    const listed = join(copy, "data/SHA256SUMS");
+    const task = readFileSync(listed, "utf8").split("\n").find((l) => l.includes("  tasks/"));
+    writeFileSync(listed, readFileSync(listed, "utf8").replace(task + "\n", ""));
+    rmSync(join(copy, "data", task.split("  ")[1]));
+    const { result } = await verifyPage(copy, "verify.html");
+    assert.notEqual(result.status, "verified", result.text);
+    assert.notEqual(result.status, "error", result.text);
   }
 });

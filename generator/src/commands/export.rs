@@ -34,7 +34,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             ))
         })?;
         (
-            load::load_site(&args.root).map_err(BuildError::from)?,
+            load::load_site(std::sync::Arc::new(load::Disk), &args.root)
+                .map_err(BuildError::from)?,
             Some(sums),
         )
     } else {

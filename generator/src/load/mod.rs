@@ -17,9 +17,8 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -28,10 +27,12 @@ use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Ta
 use crate::gzip;
 use crate::head::RunHead;
 
+mod files;
 mod harness;
 mod regression;
 mod sources;
 mod suite;
+pub use files::{Disk, Files, Kind, Memory};
 pub use harness::LoadedSuite;
 pub use receipts_verifier::model::{HARNESS_DIR, REGRESSIONS_DIR};
 pub use regression::LoadedRegressions;
@@ -54,7 +55,9 @@ pub const DOCS_DIR: &str = "docs";
 /// Everything the input holds, parsed.
 #[derive(Debug)]
 pub struct Corpus {
-    /// Where it was read from.
+    /// What it was read from.
+    pub files: Arc<dyn Files>,
+    /// Where in `files` it was read from.
     pub sources: Sources,
     /// The records directory (`experiments/`, or `data/` in a built site).
     pub records_dir: PathBuf,
@@ -109,10 +112,12 @@ pub fn read_run(
     let rel = loaded.run_path(&loaded.runs[index].id);
     let name = format!("{}/{rel}", corpus.records_name);
     let path = corpus.records_dir.join(&rel);
-    let bytes = match fs::read(&path) {
+    let files = &corpus.files;
+    let bytes = match files.read(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let gz = format!("{name}{}", gzip::SUFFIX);
-            let bytes = fs::read(corpus.records_dir.join(format!("{rel}{}", gzip::SUFFIX)))
+            let bytes = files
+                .read(&corpus.records_dir.join(format!("{rel}{}", gzip::SUFFIX)))
                 .map_err(|e| InputError::new(&gz, e.to_string()))?;
             gzip::decompress(&bytes, MAX_FILE_BYTES).map_err(|e| InputError::new(&gz, e))?
         }
@@ -147,7 +152,7 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
     let experiments = root.join("experiments");
     for reserved in [SHOWCASE_DIR, DOCS_DIR] {
         let dir = experiments.join(reserved);
-        if fs::symlink_metadata(&dir).is_ok() {
+        if !matches!(Disk.kind(&dir), Ok(Kind::Missing)) {
             return Err(InputError::new(
                 display_path(root, &dir),
                 format!("`{reserved}` is reserved inside experiments/ (a site publishes {reserved}/ there); rename the directory"),
@@ -159,7 +164,7 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
         docs: root.join(DOCS_DIR),
         experiments,
     };
-    let reader = Reader::new(root, &sources);
+    let reader = Reader::new(Arc::new(Disk), root, &sources);
     if !reader.is_dir(&sources.experiments)? {
         return Err(InputError::new(
             display_path(root, &sources.experiments),
@@ -170,16 +175,17 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
 }
 
 /// Reads what a built site was made from: the records, the showcase and the
-/// documents under `site/data/`, as [`load`] reads a project; messages name
-/// files relative to `site`. `receipts verify` renders the site again from it.
-pub fn load_site(site: &Path) -> Result<Corpus, InputError> {
-    let data = site.join(crate::data::DATA_DIR);
+/// documents under `site/data/` in `files`, as [`load`] reads a project;
+/// messages name files relative to `site`. `receipts verify` renders the site
+/// again from it, and so does the browser's page check.
+pub fn load_site(files: Arc<dyn Files>, site: &Path) -> Result<Corpus, InputError> {
+    let data = site.join(receipts_verifier::manifest::DATA_DIR);
     let sources = Sources {
         showcase: data.join(SHOWCASE_DIR),
         docs: data.join(DOCS_DIR),
         experiments: data,
     };
-    let reader = Reader::new(site, &sources);
+    let reader = Reader::new(files, site, &sources);
     if !reader.is_dir(&sources.experiments)? {
         return Err(InputError::new(
             display_path(site, &sources.experiments),
@@ -190,6 +196,7 @@ pub fn load_site(site: &Path) -> Result<Corpus, InputError> {
 }
 
 struct Reader<'a> {
+    files: Arc<dyn Files>,
     root: &'a Path,
     experiments: PathBuf,
     sources: Sources,
@@ -199,8 +206,9 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn new(root: &'a Path, sources: &Sources) -> Reader<'a> {
+    fn new(files: Arc<dyn Files>, root: &'a Path, sources: &Sources) -> Reader<'a> {
         Reader {
+            files,
             root,
             experiments: sources.experiments.clone(),
             sources: sources.clone(),
@@ -216,7 +224,7 @@ impl<'a> Reader<'a> {
     fn everything(self, sources: Sources) -> Result<Corpus, InputError> {
         let mut corpus = self.records()?;
         let showcase_file = sources.showcase.join("showcase.json");
-        if self.is_dir(&sources.showcase)? && showcase_file.is_file() {
+        if self.is_dir(&sources.showcase)? && self.files.is_file(&showcase_file) {
             corpus.showcase = Some(self.showcase(&showcase_file)?);
         }
         corpus.docs = self.docs(&sources.docs)?;
@@ -230,28 +238,38 @@ impl<'a> Reader<'a> {
 
     /// Reads a file, refusing symbolic links, non-files and files over the size limit.
     fn read(&self, path: &Path) -> Result<Vec<u8>, InputError> {
-        let meta = fs::symlink_metadata(path)
+        let kind = self
+            .files
+            .kind(path)
             .map_err(|e| InputError::new(self.name(path), e.to_string()))?;
-        if meta.file_type().is_symlink() {
-            return Err(InputError::new(
-                self.name(path),
-                "symbolic links are not followed in the input",
-            ));
+        match kind {
+            Kind::Link => {
+                return Err(InputError::new(
+                    self.name(path),
+                    "symbolic links are not followed in the input",
+                ))
+            }
+            Kind::Missing => {
+                return Err(InputError::new(
+                    self.name(path),
+                    "No such file or directory (os error 2)",
+                ))
+            }
+            Kind::Dir | Kind::Other => {
+                return Err(InputError::new(self.name(path), "expected a regular file"))
+            }
+            Kind::File(len) if len > MAX_FILE_BYTES => {
+                return Err(InputError::new(
+                    self.name(path),
+                    format!("the file has {len} bytes; the limit is {MAX_FILE_BYTES}"),
+                ))
+            }
+            Kind::File(_) => {}
         }
-        if !meta.is_file() {
-            return Err(InputError::new(self.name(path), "expected a regular file"));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(InputError::new(
-                self.name(path),
-                format!(
-                    "the file has {} bytes; the limit is {MAX_FILE_BYTES}",
-                    meta.len()
-                ),
-            ));
-        }
-        let mut bytes =
-            fs::read(path).map_err(|e| InputError::new(self.name(path), e.to_string()))?;
+        let mut bytes = self
+            .files
+            .read(path)
+            .map_err(|e| InputError::new(self.name(path), e.to_string()))?;
         if gzip::is_gzipped(path) {
             bytes = gzip::decompress(&bytes, MAX_FILE_BYTES)
                 .map_err(|e| InputError::new(self.name(path), e))?;
@@ -270,15 +288,19 @@ impl<'a> Reader<'a> {
     /// Whether `path` is a directory; a symbolic link is an error, so the
     /// input cannot reach outside its root through one.
     fn is_dir(&self, path: &Path) -> Result<bool, InputError> {
-        match fs::symlink_metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        match self.files.kind(path) {
             Err(e) => Err(InputError::new(self.name(path), e.to_string())),
-            Ok(meta) if meta.file_type().is_symlink() => Err(InputError::new(
+            Ok(Kind::Link) => Err(InputError::new(
                 self.name(path),
                 "symbolic links are not followed in the input",
             )),
-            Ok(meta) => Ok(meta.is_dir()),
+            Ok(kind) => Ok(kind == Kind::Dir),
         }
+    }
+
+    /// Whether `path` names a regular file.
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.is_file(path)
     }
 
     /// Tasks, objects and experiments under the records directory.
@@ -306,6 +328,7 @@ impl<'a> Reader<'a> {
         let harness = self.suites(&dir.join(HARNESS_DIR))?;
         let regressions = self.regressions(&dir.join(REGRESSIONS_DIR))?;
         Ok(Corpus {
+            files: self.files.clone(),
             sources: self.sources.clone(),
             records_dir: dir.clone(),
             records_name: self.name(dir),
@@ -330,16 +353,11 @@ impl<'a> Reader<'a> {
 
     /// The entries of a directory, sorted by name so every build sees one order.
     fn entries(&self, dir: &Path) -> Result<Vec<PathBuf>, InputError> {
-        let mut out = Vec::new();
-        let iter = fs::read_dir(dir).map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
-        for entry in iter {
-            let entry = entry.map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            out.push(entry.path());
-        }
+        let mut out = self
+            .files
+            .entries(dir)
+            .map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
+        out.retain(|path| !file_name(path).starts_with('.'));
         out.sort();
         Ok(out)
     }
@@ -347,15 +365,7 @@ impl<'a> Reader<'a> {
     fn subdirs(&self, dir: &Path) -> Result<Vec<PathBuf>, InputError> {
         let mut dirs = Vec::new();
         for path in self.entries(dir)? {
-            let meta = fs::symlink_metadata(&path)
-                .map_err(|e| InputError::new(self.name(&path), e.to_string()))?;
-            if meta.file_type().is_symlink() {
-                return Err(InputError::new(
-                    self.name(&path),
-                    "symbolic links are not followed in the input",
-                ));
-            }
-            if meta.is_dir() {
+            if self.is_dir(&path)? {
                 dirs.push(path);
             }
         }
@@ -409,7 +419,7 @@ impl<'a> Reader<'a> {
 
     fn experiment(&self, dir: &Path) -> Result<LoadedExperiment, InputError> {
         let file = dir.join("experiment.json");
-        if !file.is_file() {
+        if !self.is_file(&file) {
             return Err(InputError::new(
                 self.name(dir),
                 "not an experiment: the directory has no experiment.json",
@@ -435,13 +445,13 @@ impl<'a> Reader<'a> {
         )?;
         let log = self.read_text(&log_path)?;
         let summary_path = dir.join("summary.json");
-        let summary = if summary_path.is_file() {
+        let summary = if self.is_file(&summary_path) {
             Some(self.json(&summary_path)?)
         } else {
             None
         };
         let results_path = dir.join("results.csv");
-        let results = if results_path.is_file() {
+        let results = if self.is_file(&results_path) {
             Some(parse::csv_rows(
                 &self.name(&results_path),
                 &self.read(&results_path)?,
@@ -505,27 +515,31 @@ impl<'a> Reader<'a> {
     }
 
     fn docs(&self, dir: &Path) -> Result<Vec<Document>, InputError> {
-        if !self.is_dir(dir)? {
-            return Ok(Vec::new());
-        }
         let mut docs = Vec::new();
-        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-            let entry = entry.map_err(|e| InputError::new(self.name(dir), e.to_string()))?;
-            if entry.path_is_symlink() {
-                return Err(InputError::new(
-                    self.name(entry.path()),
-                    "symbolic links are not followed in the input",
-                ));
-            }
-            if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "md") {
-                let path = display_path(dir, entry.path());
+        if self.is_dir(dir)? {
+            self.docs_under(dir, dir, &mut docs)?;
+        }
+        Ok(docs)
+    }
+
+    /// The `*.md` files under `sub`, depth first in name order, named relative to `dir`.
+    fn docs_under(
+        &self,
+        dir: &Path,
+        sub: &Path,
+        docs: &mut Vec<Document>,
+    ) -> Result<(), InputError> {
+        for path in self.entries(sub)? {
+            if self.is_dir(&path)? {
+                self.docs_under(dir, &path, docs)?;
+            } else if path.extension().is_some_and(|e| e == "md") {
                 docs.push(Document {
-                    path,
-                    markdown: self.read_text(entry.path())?,
+                    path: display_path(dir, &path),
+                    markdown: self.read_text(&path)?,
                 });
             }
         }
-        Ok(docs)
+        Ok(())
     }
 }
 

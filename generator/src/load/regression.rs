@@ -48,7 +48,7 @@ impl Reader<'_> {
                 self.suite_file(sub, "suite.json", "regression suite")?;
             let edits = self.members(sub, "edits", "edit", &suite.id)?;
             let file = sub.join("benchmark.json");
-            let benchmark = if file.is_file() {
+            let benchmark = if self.is_file(&file) {
                 let b: RegressionBenchmark = self.json(&file)?;
                 if b.suite != suite.id {
                     return Err(InputError::at(

@@ -76,7 +76,7 @@ impl Reader<'_> {
         what: &str,
     ) -> Result<(String, S), InputError> {
         let path = dir.join(file);
-        if !path.is_file() {
+        if !self.is_file(&path) {
             return Err(InputError::new(
                 self.name(dir),
                 format!("not a {what}: the directory has no {file}"),

@@ -1,19 +1,106 @@
-//! The pages other than run pages: the results, the runs index, each
-//! experiment, the verify and compare pages, the showcase, the documents
-//! and (in `suites`) the harness and regression suites.
+//! Every page of a site, written to an [`Output`]: the run pages as each run
+//! is verified ([`runs`]), then the rest ([`render`]): the results, the runs
+//! index, each experiment, the verify and compare pages, the showcase, the
+//! documents and (in `suites`) the harness and regression suites. A build
+//! writes them into its staging directory; the browser's page check renders
+//! them into memory (`crate::browser`).
 
 use anyhow::Result;
 use serde::Serialize;
 
 use receipts_verifier::verify::Scope;
 
+use crate::error::BuildError;
 use crate::load::Corpus;
-use crate::render::{Renderer, VerifyScope};
+use crate::render::{Pin, Renderer, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
-use crate::verification::Verified;
-use crate::write::Staging;
+use crate::verification::{self, Keep, Reuse, RunPass, Verified};
 
 mod suites;
+
+/// Where rendered files go.
+pub trait Output: Sync {
+    /// Writes the file at `rel` (relative to the site root, `/`-separated).
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()>;
+}
+
+/// Verifies every run of `corpus` (see [`verification::verify`]) and renders
+/// each run's page into `out` as its pass ends; `each` is then called with
+/// the pass (a build publishes the record there). Run records are published
+/// gzipped when `gzipped`.
+pub fn runs<F>(
+    corpus: &Corpus,
+    renderer: &Renderer,
+    out: &dyn Output,
+    keep: Keep,
+    reuse: Option<&Reuse<'_>>,
+    gzipped: bool,
+    each: F,
+) -> Result<Verified, BuildError>
+where
+    F: Fn(&RunPass<'_>) -> Result<()> + Sync,
+{
+    // Each run's neighbours (its cell's other runs, the run replacing it), found once.
+    let neighbours: Vec<site::Neighbours<'_>> =
+        corpus.experiments.iter().map(site::neighbours).collect();
+    verification::verify(corpus, keep, reuse, |pass| {
+        run_page(
+            corpus,
+            renderer,
+            out,
+            &neighbours[pass.experiment],
+            &pass,
+            gzipped,
+        )?;
+        each(&pass)
+    })
+}
+
+/// Renders and writes the page of the run in `pass`.
+fn run_page(
+    corpus: &Corpus,
+    renderer: &Renderer,
+    out: &dyn Output,
+    neighbours: &site::Neighbours<'_>,
+    pass: &RunPass<'_>,
+    gzipped: bool,
+) -> Result<()> {
+    let (loaded, run) = (pass.loaded, pass.run);
+    let view = site::run_view(
+        corpus,
+        loaded,
+        pass.index,
+        run,
+        pass.verification,
+        neighbours,
+        gzipped,
+    );
+    let path = run_href(&view.id);
+    let scope = Scope::Run {
+        experiment: loaded.dir.clone(),
+        run: run.id.clone(),
+    };
+    let record = loaded.run_path(&run.id);
+    let files = site::run_files(corpus, loaded, run, gzipped);
+    let verify = VerifyScope::of(&scope, &files).pinned(Pin {
+        label: "Record digest".to_string(),
+        path: site::record_href(loaded, &run.id, gzipped),
+        digest: corpus
+            .record_digests
+            .get(&record)
+            .cloned()
+            .unwrap_or_default(),
+        gzipped,
+    });
+    let html = renderer.page(
+        "run.html",
+        &path,
+        view.simulated,
+        &verify,
+        minijinja::context! { run => view },
+    )?;
+    out.write(&path, html.as_bytes())
+}
 
 #[derive(Serialize)]
 struct ShowcasePick {
@@ -27,7 +114,7 @@ pub fn render(
     corpus: &Corpus,
     verified: &Verified,
     renderer: &Renderer,
-    staging: &Staging,
+    staging: &dyn Output,
 ) -> Result<usize> {
     let any_simulated = corpus
         .experiments
@@ -168,10 +255,10 @@ pub fn render(
     Ok(out.count)
 }
 
-/// Renders pages into the staging directory, counting them.
+/// Renders pages into an [`Output`], counting them.
 struct Pages<'a> {
     renderer: &'a Renderer,
-    staging: &'a Staging,
+    staging: &'a dyn Output,
     count: usize,
 }
 

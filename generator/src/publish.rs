@@ -1,0 +1,147 @@
+//! The records published under a site's `data/`: the input records byte
+//! for byte (run records gzipped with `--compress-records`), and their
+//! manifest `data/SHA256SUMS`, whose digest is the records digest.
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::{self, SUMS};
+
+use crate::data::{record_file, DATA_DIR};
+use crate::gzip;
+use crate::load::{self, Corpus, OBJECTS_DIR};
+use crate::site;
+use crate::write::Staging;
+
+/// Publishes run record `rel`, whose `bytes` its pass read and checked.
+pub fn write_record(
+    corpus: &Corpus,
+    staging: &Staging,
+    rel: &str,
+    bytes: &[u8],
+    gzipped: bool,
+) -> Result<()> {
+    let file = record_file(rel, gzipped);
+    if gzipped {
+        return staging.write(&file, &gzip::compress(bytes));
+    }
+    let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+    if staging.is_own(&file, &corpus.sources.file(rel)) {
+        staging.own(&file, digest);
+        return Ok(());
+    }
+    staging.write_with_digest(&file, bytes, digest)
+}
+
+/// Publishes the records under `data/`, mirroring `experiments/` byte for
+/// byte (harness and regression suites included), with their manifest `data/SHA256SUMS`; returns the records digest.
+/// The run records are written as each run is verified, and the manifest is
+/// made from the digests loading took, so the pages can carry the records
+/// digest before the runs are read again; [`check_published`] then
+/// holds the published files to it.
+pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
+    let mut files: Vec<String> = Vec::new();
+    files.extend(
+        corpus
+            .tasks
+            .keys()
+            .map(|id| format!("{}/{id}.json", load::TASKS_DIR)),
+    );
+    for e in &corpus.experiments {
+        let dir = &e.dir;
+        files.extend(
+            site::experiment_records(e)
+                .into_iter()
+                .map(|name| format!("{dir}/{name}")),
+        );
+    }
+    for s in &corpus.harness {
+        files.push(s.suite_path());
+        files.extend(s.runs.iter().map(|r| s.run_path(&r.id)));
+    }
+    for s in &corpus.regressions {
+        files.push(s.suite_path());
+        files.extend(s.edits.iter().map(|e| s.edit_path(&e.id)));
+        if s.benchmark.is_some() {
+            files.push(s.benchmark_path());
+        }
+    }
+    // The showcase and the documents, so that every page can be made again from data/.
+    files.extend(
+        corpus
+            .record_digests
+            .keys()
+            .filter(|rel| {
+                [load::SHOWCASE_DIR, load::DOCS_DIR]
+                    .iter()
+                    .any(|dir| rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
+            })
+            .cloned(),
+    );
+    files.par_iter().try_for_each(|rel| -> Result<()> {
+        let path = corpus.sources.file(rel);
+        let published = format!("{DATA_DIR}/{rel}");
+        if staging.is_own(&published, &path) {
+            let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+            staging.own(&published, digest);
+            return Ok(());
+        }
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let digest = sha256_hex(&bytes);
+        if corpus.record_digests.get(rel) != Some(&digest) {
+            bail!(
+                "{} changed while the site was being built; build again",
+                path.display()
+            );
+        }
+        staging.write_with_digest(&published, &bytes, digest)
+    })?;
+    // Listed by the SHA-256 of their bytes, which in a forged site need not
+    // be the one they are named by (verifying it finds that out).
+    corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
+        let rel = format!("{OBJECTS_DIR}/{digest}");
+        let read = corpus.record_digests.get(&rel).cloned();
+        let path = format!("{DATA_DIR}/{rel}");
+        if let Some(read) = &read {
+            if staging.is_own(&path, &corpus.sources.file(&rel)) {
+                staging.own(&path, read.clone());
+                return Ok(());
+            }
+        }
+        match read {
+            Some(read) => staging.write_with_digest(&path, bytes, read),
+            None => staging.write(&path, bytes),
+        }
+    })?;
+    let sums = manifest::format_sums(&corpus.record_digests);
+    staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
+    Ok(sha256_hex(sums.as_bytes()))
+}
+
+/// The files published under `data/` are exactly those `data/SHA256SUMS`
+/// lists, with those digests. A gzipped record counts as its record, whose
+/// digest its pass checked before compressing it.
+pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
+    let data_prefix = format!("{DATA_DIR}/");
+    let sums_path = format!("{DATA_DIR}/{SUMS}");
+    let published: std::collections::BTreeMap<String, String> = staging
+        .digests()
+        .into_iter()
+        .filter(|(path, _)| *path != sums_path)
+        .filter_map(|(path, d)| {
+            let rel = path.strip_prefix(&data_prefix)?;
+            Some(match rel.strip_suffix(gzip::SUFFIX) {
+                Some(record) => {
+                    let digest = corpus.record_digests.get(record).cloned();
+                    (record.to_string(), digest.unwrap_or_default())
+                }
+                None => (rel.to_string(), d),
+            })
+        })
+        .collect();
+    if published != corpus.record_digests {
+        bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
+    }
+    Ok(())
+}
