@@ -146,10 +146,11 @@ p();
 p("| figure | value | how |");
 p("| --- | --- | --- |");
 p(`| wasm verifier | ${n(browser.wasm_bytes)} bytes, ${n(browser.wasm_gzip_bytes)} gzip | \`assets/receipts_verifier_bg.wasm\` |`);
+p(`| wasm page check | ${n(browser.render_bytes)} bytes, ${n(browser.render_gzip_bytes)} gzip | \`assets/receipts_render_bg.wasm\`, loaded only to verify a whole site |`);
 p(`| SHA-256, wasm verifier | ${n(browser.sha_wasm_mibps)} MiB/s | ${browser.sha_buffer_mib} MiB buffer, median of ${browser.sha_repeats} taken in turn with \`crypto.subtle\`, after one untimed round of each |`);
 p(`| SHA-256, \`crypto.subtle.digest\` | ${n(browser.sha_subtle_mibps)} MiB/s | the same buffer |`);
 p(`| SHA-256, native \`sha256sum\` | ${n(browser.sha_native_mibps)} MiB/s | the same bytes from a file in the page cache, process start included |`);
-p(`| verify the ${n(f.runs)}-run site | ${s(browser.site_verify_s)} | ${n(browser.site_receipts)} receipts, from pressing Verify on \`verify.html\` |`);
+p(`| verify the ${n(f.runs)}-run site | ${s(browser.site_verify_s)} | ${n(browser.site_receipts)} receipts, from pressing Verify on \`verify.html\`, every page rendered again and compared |`);
 p(`| longest main-thread gap | ${browser.site_longest_gap_ms} ms | the largest interval between runs of a 20 ms timer in the page while it verified |`);
 if (functions) {
   p();

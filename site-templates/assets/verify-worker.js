@@ -154,6 +154,8 @@ function verifySite(job) {
   // fetched are kept for the page check.
   var checksPages = !!job.render && job.scope.scope === "all" && !job.files;
   var kept = {};
+  // The paths fetched, as found (a run record's `.gz` name when it is gzipped).
+  var read = {};
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
     manifests = new wasm_bindgen.Manifests(sumsBytes, pin);
     listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
@@ -170,6 +172,7 @@ function verifySite(job) {
       }
       paths.sort();
       return fetchAll(job.base, paths, function (path, fetched) {
+        read[path] = true;
         if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
           kept[path] = fetched;
         }
@@ -193,6 +196,15 @@ function verifySite(job) {
       }, function (done, total) {
         progress(done, total);
       }, job.gzipped === null || job.gzipped === undefined);
+    });
+  }).then(function () {
+    // A folder or zip can be listed: a file under data/ that
+    // data/SHA256SUMS does not list fails (a served site cannot be listed).
+    if (!source || job.scope.scope !== "all" || job.files) return;
+    Object.keys(source).sort().forEach(function (path) {
+      if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS" && !read[path]) {
+        manifests.record(path.slice(5), source[path], undefined);
+      }
     });
   }).then(function () {
     if (!job.shipped) return null;

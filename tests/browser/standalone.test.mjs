@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -170,6 +170,16 @@ test("a number edited on a page fails, served or zipped, and a page added to a z
   assert.deepEqual(problems, []);
   assert.equal(zipped.status, "failed", zipped.text);
   assert.deepEqual(zipped.failures, ["runs/E01-invented.html | ✗ runs/E01-invented.html: rendered from the records recorded a file; recomputed no such file: the records do not make it"]);
+  // A record that data/SHA256SUMS does not list, found in a zip, fails by name.
+  rmSync(join(copy, "runs/E01-invented.html"));
+  const extra = "data/E01/runs/E01-invented.json";
+  writeFileSync(join(copy, extra), readFileSync(join(copy, "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json")));
+  const again = await open(browser, `${verifierServer.url}index.html#root=${root}`);
+  await again.page.setInputFiles("#site-zip", zipOf(copy));
+  const unlisted = await outcome(again.page);
+  await again.page.close();
+  assert.equal(unlisted.status, "failed", unlisted.text);
+  assert.deepEqual(unlisted.failures, [`${extra} | ✗ ${extra}: listed in data/SHA256SUMS recorded not listed; recomputed a record of the site`]);
 });
 
 test("a record edited without resealing fails by name", async () => {

@@ -399,3 +399,39 @@ test("a page removed, or records that cannot be rendered, are never verified", a
     assert.notEqual(result.status, "error", result.text);
   }
 });
+
+test("a patched worker with its integrity values, SHA256SUMS and every page's root digest resealed is caught by the pin", async () => {
+  const copy = copySite(site);
+  const root = sha256(readFileSync(join(copy, "SHA256SUMS")));
+  // The forger's patch here changes nothing the verifier does; a real one
+  // could make the site's own verifier say anything, which is why the
+  // standalone verifier exists (standalone.test.mjs fails this site by its code).
+  const file = join(copy, "assets/verify-worker.js");
+  const before = readFileSync(file);
+  const patched = Buffer.concat([before, Buffer.from("\n// every receipt passes\n")]);
+  writeFileSync(file, patched);
+  const sri = (b) => "sha384-" + createHash("sha384").update(b).digest("base64");
+  const sumsFile = join(copy, "SHA256SUMS");
+  writeFileSync(sumsFile, readFileSync(sumsFile, "utf8").replace(sha256(before), sha256(patched)));
+  const resealed = sha256(readFileSync(sumsFile));
+  for (const page of walk(copy).filter((p) => p.endsWith(".html") && !p.startsWith("verifier/"))) {
+    const path = join(copy, page);
+    writeFileSync(path, readFileSync(path, "utf8").replaceAll(sri(before), sri(patched)).replaceAll(root, resealed));
+  }
+  // Consistent: every page follows from the records and the code listed.
+  const unpinned = (await verifyPage(copy, "verify.html")).result;
+  assert.equal(unpinned.status, "verified", unpinned.text);
+  assert.match(unpinned.text, /No root digest was pinned/);
+  // Not the site the reader was given: the pin fails it.
+  const server = await serve(copy);
+  try {
+    const { page, problems } = await open(browser, `${server.url}verify.html#root=${root}`);
+    const result = await verify(page);
+    await page.close();
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures, [`SHA256SUMS | ✗ SHA256SUMS: root digest recorded ${root}; recomputed ${resealed}`]);
+  } finally {
+    await server.close();
+  }
+});
