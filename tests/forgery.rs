@@ -663,3 +663,29 @@ fn a_linked_record_or_asset_fails_by_name_without_being_read() {
     );
     assert!(!text.contains(&sha256_hex(b"outside the site")), "{text}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_directory_linked_out_of_the_site_is_never_followed() {
+    // The runs' pages and the assets moved out of the site, their
+    // directories replaced by links to the copies: named and failed, not read.
+    let dir = built();
+    let site = dir.path().join("site");
+    for sub in ["runs", "assets"] {
+        let outside = dir.path().join(format!("outside-{sub}"));
+        fs::rename(site.join(sub), &outside).expect("move");
+        std::os::unix::fs::symlink(&outside, site.join(sub)).expect("symlink");
+    }
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "linked directories");
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL assets/style.css: SHA-256 in SHA256SUMS: recorded ")
+            && text.contains("assets is a symbolic link, which is not followed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAIL runs/E01-invoice-cleanup-careful-s1-ladder.html: rendered from the records: recorded no file (runs is a symbolic link, which is not followed)"),
+        "{text}"
+    );
+}

@@ -33,10 +33,16 @@ pub struct SiteAudit {
     pub receipts: Vec<Receipt>,
 }
 
-/// Reads a file of the site under verification: a regular file of at most
-/// the input size limit. A forged site may hold a link to a device or a
-/// file outside it, or a huge file; none is followed or read.
-pub fn read_site_file(path: &Path) -> Result<Vec<u8>, String> {
+/// Reads file `rel` (`/`-separated) of the site in `site`: a regular file
+/// of at most the input size limit, reached through no symbolic link. A
+/// forged site may hold a link to a device or a file outside it (or a
+/// directory linked elsewhere), or a huge file; none is followed or read.
+pub fn read_site_file(site: &Path, rel: &str) -> Result<Vec<u8>, String> {
+    if let Some(link) = linked_dir(site, rel) {
+        return Err(link);
+    }
+    let path = site.join(rel);
+    let path = path.as_path();
     let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
     if meta.file_type().is_symlink() {
         return Err("a symbolic link, which is not followed".to_string());
@@ -52,6 +58,22 @@ pub fn read_site_file(path: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     fs::read(path).map_err(|e| e.to_string())
+}
+
+/// Why file `rel` of the site in `site` cannot be read: a directory on the
+/// way to it is a symbolic link; `None` when none is.
+pub fn linked_dir(site: &Path, rel: &str) -> Option<String> {
+    let mut at = site.to_path_buf();
+    for part in Path::new(rel).parent()?.components() {
+        at.push(part);
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Some(format!(
+                "{} is a symbolic link, which is not followed",
+                display_path(site, &at)
+            ));
+        }
+    }
+    None
 }
 
 /// Every file under `dir` (relative, `/`-separated), symbolic links included as files.
@@ -73,7 +95,7 @@ fn files(dir: &Path) -> Result<Vec<String>, InputError> {
 /// be read although every file matches its digest.
 pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputError> {
     let sums_path = dir.join(SUMS);
-    let sums_bytes = read_site_file(&sums_path).map_err(|e| {
+    let sums_bytes = read_site_file(dir, SUMS).map_err(|e| {
         InputError::new(
             display_path(dir, &sums_path),
             format!("cannot read it ({e}): not a site receipts built"),
@@ -93,7 +115,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     let listed: Vec<(String, Result<Vec<u8>, String>)> = on_disk
         .par_iter()
         .filter(|p| is_listed(p) || check.lists(p))
-        .map(|p| (p.clone(), read_site_file(&dir.join(p))))
+        .map(|p| (p.clone(), read_site_file(dir, p)))
         .collect();
     // A record loading read is not read again; any other file under data/
     // (one loading does not read, or all of them when loading failed) is.
@@ -105,7 +127,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
             if let Some(digest) = read_digests.and_then(|d| d.get(&rel)) {
                 return (rel, Ok(digest.clone()));
             }
-            let digest = read_site_file(&dir.join(p)).and_then(|b| {
+            let digest = read_site_file(dir, p).and_then(|b| {
                 if gzip::is_gzipped(Path::new(p)) {
                     gzip::decompress(&b, load::MAX_FILE_BYTES)
                         .map(|r| sha256_hex(&r))
@@ -144,7 +166,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
 
     // Every page and file, rendered again from the records; every receipt recomputed.
     let ours = env!("CARGO_PKG_VERSION");
-    let built_by = read_site_file(&dir.join(STATEMENT))
+    let built_by = read_site_file(dir, STATEMENT)
         .ok()
         .and_then(|b| serde_json::from_slice::<Statement<SitePredicate>>(&b).ok())
         .map(|s| s.predicate.builder.version);

@@ -296,6 +296,13 @@ fn difference(site: &Path, rel: &str, expected: &[u8]) -> Option<Difference> {
     // A forged site's file is read only when it is a regular file of about
     // the size expected: never a link, a device or a huge file.
     const SLACK: u64 = 1 << 20;
+    if let Some(link) = crate::audit::linked_dir(site, rel) {
+        return Some(Difference {
+            path: rel.to_string(),
+            found: format!("no file ({link})"),
+            expected: format!("{} bytes", expected.len()),
+        });
+    }
     let found = match fs::symlink_metadata(site.join(rel)) {
         Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(
             "a symbolic link, which is not followed",

@@ -96,7 +96,7 @@ fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>
         if !entry.file_type().is_dir() {
             let rel = crate::error::display_path(dir, entry.path());
             if rel != receipts_verifier::manifest::SUMS {
-                let mut bytes = crate::audit::read_site_file(entry.path())
+                let mut bytes = crate::audit::read_site_file(dir, &rel)
                     .map_err(|e| InputError::new(rel.clone(), e))?;
                 // A gzipped record is handed over as the record it holds, as the browser does.
                 if crate::gzip::is_gzipped(entry.path()) {
@@ -163,12 +163,16 @@ fn report_receipts(args: &Args, pin: Option<&str>) -> Result<Found, Failure> {
     let site_sums = match &args.site {
         Some(site) => {
             let path = site.join(receipts_verifier::manifest::SUMS);
-            Some(crate::audit::read_site_file(&path).map_err(|e| {
-                BuildError::from(InputError::new(
-                    path.display().to_string(),
-                    format!("cannot read it ({e}): --site must be a site receipts built"),
-                ))
-            })?)
+            Some(
+                crate::audit::read_site_file(site, receipts_verifier::manifest::SUMS).map_err(
+                    |e| {
+                        BuildError::from(InputError::new(
+                            path.display().to_string(),
+                            format!("cannot read it ({e}): --site must be a site receipts built"),
+                        ))
+                    },
+                )?,
+            )
         }
         None => None,
     };
