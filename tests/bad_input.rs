@@ -630,3 +630,19 @@ fn a_reserved_directory_inside_experiments_is_refused() {
     assert!(message.contains("experiments/docs"), "{message}");
     assert!(message.contains("reserved"), "{message}");
 }
+
+#[test]
+fn a_document_whose_name_cannot_be_published_is_named() {
+    // `%`, `?` and `#` would make its manifest line and its page address
+    // name another file than the one hashed.
+    for name in ["100%.md", "what?.md", "a#b.md"] {
+        let message = fails_keeping_the_old_site(|root| {
+            fs::write(root.join("docs").join(name), "# A note\n").expect("write");
+        });
+        assert!(message.contains(&format!("docs/{name}")), "{message}");
+        assert!(
+            message.contains("cannot be published under this name"),
+            "{message}"
+        );
+    }
+}

@@ -400,7 +400,9 @@ fn claiming_another_builder_does_not_dodge_rendering() {
         stdout(&out)
     );
 
-    // With other code too, the pages cannot be compared: not verified (exit 3).
+    // With other code too, another version may render otherwise: what
+    // differs could not be checked (exit 3), and is shown, the forged line
+    // included, never verified.
     let dir = built();
     let site = dir.path().join("site");
     let css = site.join("assets/style.css");
@@ -408,17 +410,26 @@ fn claiming_another_builder_does_not_dodge_rendering() {
     bytes.extend_from_slice(b"\n/* another version */\n");
     fs::write(&css, bytes).expect("write");
     reseal(&site);
+    replace_in(&site.join("index.html"), "✓ 94.4%", "✓ 99.4%");
     set_builder(&site, "99.0.0");
     let out = verify(&site, &[]);
     assert_exit(&out, 3, "another builder, other code");
+    let text = stdout(&out);
     assert!(
-        stdout(&out)
-            .contains("COULD NOT CHECK statement.intoto.json: pages rendered from the records"),
-        "{}",
-        stdout(&out)
+        text.contains("COULD NOT CHECK assets/style.css: the copy receipts ")
+            && text.contains("the statement names receipts 99.0.0, which renders its own way"),
+        "{text}"
     );
-    let out = verify(&site, &["--allow-unchecked"]);
-    assert_exit(&out, 0, "allowed");
+    assert!(
+        text.lines().any(|l| l
+            .starts_with("COULD NOT CHECK index.html: rendered from the records: served line ")
+            && l.contains("99.4%")),
+        "{text}"
+    );
+    // The same site claiming this version's name: every difference fails.
+    set_builder(&site, env!("CARGO_PKG_VERSION"));
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "this version, other code");
 }
 
 fn set_builder(site: &Path, version: &str) {
@@ -688,4 +699,24 @@ fn a_directory_linked_out_of_the_site_is_never_followed() {
         text.contains("FAIL runs/E01-invoice-cleanup-careful-s1-ladder.html: rendered from the records: recorded no file (runs is a symbolic link, which is not followed)"),
         "{text}"
     );
+}
+
+#[test]
+fn a_manifest_naming_a_file_in_another_spelling_is_refused() {
+    // `E01/./experiment.json` and `E01/LOG.md/.` name, once fetched, the
+    // files they alias; a verifier keying on the text would skip them.
+    for (from, to) in [
+        ("  E01/experiment.json\n", "  E01/./experiment.json\n"),
+        ("  E01/LOG.md\n", "  E01/LOG.md/.\n"),
+    ] {
+        let dir = built();
+        let site = dir.path().join("site");
+        let sums = site.join("data/SHA256SUMS");
+        replace_in(&sums, from, to);
+        let out = verify(&site, &[]);
+        assert_ne!(out.status.code(), Some(0), "{to}");
+        assert_ne!(out.status.code(), Some(3), "{to}");
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains("data/SHA256SUMS"), "{text}");
+    }
 }

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{built, receipts, stderr};
-use receipts::browser::{render_site, Digests, Rendered, SiteFiles};
+use receipts::browser::{render_site, Digests, PageCheck, Rendered, SiteFiles};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::parse_sums;
 
@@ -51,15 +51,17 @@ fn render(site: &Path) -> Rendered {
     render_site(input, &digests).expect("renders")
 }
 
-/// The files of `site` that are rendered: not the records, the code or the manifests.
+/// The files of `site` that are rendered: not the records, the code or the
+/// manifests, but the records manifest as the records publish it.
 fn rendered_files(site: &Path) -> Vec<(String, Vec<u8>)> {
     site_files(site)
         .into_iter()
         .filter(|(rel, _)| {
-            !["data/", "assets/", "verifier/"]
-                .iter()
-                .any(|dir| rel.starts_with(dir))
-                && !["SHA256SUMS", "statement.intoto.json", ".nojekyll"].contains(&rel.as_str())
+            rel == "data/SHA256SUMS"
+                || !["data/", "assets/", "verifier/"]
+                    .iter()
+                    .any(|dir| rel.starts_with(dir))
+                    && !["SHA256SUMS", "statement.intoto.json", ".nojekyll"].contains(&rel.as_str())
         })
         .collect()
 }
@@ -131,5 +133,45 @@ fn an_edited_record_renders_a_page_that_no_longer_matches() {
     assert!(
         differs.contains(&"runs/E01-invoice-cleanup-careful-s1-ladder.html".to_string()),
         "{differs:?}"
+    );
+}
+
+#[test]
+fn a_records_manifest_that_is_not_what_the_records_publish_fails() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let rendered = render(&site);
+    let sums = fs::read_to_string(site.join("data/SHA256SUMS")).expect("read");
+    let forged = sums.replacen("\n", "\n\n", 1);
+    let difference = rendered
+        .compare("data/SHA256SUMS", forged.as_bytes())
+        .expect("differs");
+    assert!(difference.found.starts_with("line 2: "), "{difference:?}");
+}
+
+#[test]
+fn records_that_cannot_be_rendered_fail_the_page_check() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let mut input = SiteFiles::default();
+    for (rel, bytes) in site_files(&site) {
+        if rel.starts_with("data/") {
+            input.data.insert(&rel, bytes);
+        }
+    }
+    // A document that is not UTF-8: no build renders it.
+    input.data.insert("data/docs/notes.md", vec![0xff, 0xfe]);
+    let digests = Digests {
+        root: "0".repeat(64),
+        verifier: "0".repeat(64),
+    };
+    let error = render_site(input, &digests).expect_err("refused");
+    let receipts = PageCheck::unrendered(&error).finish();
+    assert_eq!(receipts.len(), 1);
+    assert_eq!(receipts[0].status, receipts_verifier::verify::Status::Fail);
+    assert!(
+        receipts[0].recomputed.contains("data/docs/notes.md"),
+        "{:?}",
+        receipts[0]
     );
 }

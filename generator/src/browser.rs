@@ -15,6 +15,7 @@ use anyhow::Result;
 
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest;
+pub use receipts_verifier::manifest::check_path;
 use receipts_verifier::verify::Receipt;
 
 use crate::data;
@@ -55,7 +56,8 @@ pub fn render_site(files: SiteFiles, digests: &Digests) -> Result<Rendered, Buil
     } = files;
     let corpus = load::load_site(Arc::new(records), Path::new(""))?;
     validate::validate_published(&corpus)?;
-    let records_digest = sha256_hex(manifest::format_sums(&corpus.record_digests).as_bytes());
+    let records_sums = manifest::format_sums(&corpus.record_digests);
+    let records_digest = sha256_hex(records_sums.as_bytes());
     let gzipped = data::records_gzipped(&corpus);
     let info = site::site_info(
         &corpus,
@@ -68,6 +70,12 @@ pub fn render_site(files: SiteFiles, digests: &Digests) -> Result<Rendered, Buil
     );
     let renderer = Renderer::new(info, &Theme::with_assets(assets))?;
     let out = Rendered::default();
+    // The records manifest as the records loaded publish it: compared like a
+    // page, so the manifest the checks read and the records rendered are one.
+    out.write(
+        &format!("{}/{}", manifest::DATA_DIR, manifest::SUMS),
+        records_sums.as_bytes(),
+    )?;
     let verified = pages::runs(
         &corpus,
         &renderer,
@@ -114,18 +122,21 @@ impl PageCheck {
         }
     }
 
-    /// The check of a site whose records could not be rendered (`receipts
+    /// The check of a site whose records cannot be rendered (`receipts
     /// build` would refuse them): no page is compared, and its one receipt
-    /// could not be checked, so the site is never reported verified.
+    /// fails.
     pub fn unrendered(error: &BuildError) -> PageCheck {
         PageCheck {
             rendered: Rendered::default(),
             compared: 0,
-            receipts: vec![Receipt::unchecked(
+            // The site says it was built from these records; no build would
+            // render them, so its pages cannot be what they render to.
+            receipts: vec![Receipt::new(
                 PAGES,
                 RENDERED,
                 "the pages the site serves",
-                format!("the records could not be rendered: {error}"),
+                format!("the records cannot be rendered: {error}"),
+                false,
             )],
         }
     }

@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use base64::Engine as _;
 
 use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::{format_sums, SUMS};
+use receipts_verifier::manifest::{format_sums, SUMS, VERIFIER_DIR};
 
 use crate::render::{Theme, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WASM, WORKER_JS};
 
@@ -53,17 +53,6 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
     ]
     .concat();
     let base64 = |path: &str| base64::engine::general_purpose::STANDARD.encode(asset(path));
-    let engine = serde_json::json!({
-        "version": version,
-        "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
-        "wasm": base64(WASM),
-        "render_wasm": base64(RENDER_WASM),
-        "assets": shipped,
-    });
-    let engine = format!(
-        "// The standalone verifier's engine: receipts {version}'s worker and WebAssembly (the verifier and the page check), and the\n// SHA-256 of the code a site of this version ships.\nvar RECEIPTS_ENGINE = {};\n",
-        serde_json::to_string(&engine).context("serializing the engine")?
-    );
     let mut env = minijinja::Environment::new();
     env.add_template("index.html", INDEX)
         .context("the standalone verifier's page")?;
@@ -73,11 +62,32 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
         .context("rendering the standalone verifier's page")?;
     let mut files = BTreeMap::new();
     files.insert("index.html".to_string(), index.into_bytes());
-    files.insert("engine.js".to_string(), engine.into_bytes());
     files.insert("standalone.js".to_string(), SCRIPT.to_vec());
     files.insert("verify.js".to_string(), asset(VERIFY_JS));
     files.insert("style.css".to_string(), asset(STYLE));
     files.insert("favicon.svg".to_string(), asset(FAVICON));
+    // The digests of its other files, so that it can hold a site's copy of
+    // it to itself; engine.js is the one line of JavaScript below, which the
+    // page can write out again from the engine it holds (`engineText` in
+    // standalone.js), and so hash.
+    let others: BTreeMap<String, String> = files
+        .iter()
+        .map(|(name, bytes)| (format!("{VERIFIER_DIR}/{name}"), sha256_hex(bytes)))
+        .collect();
+    let engine = serde_json::json!({
+        "about": format!("The standalone verifier's engine: receipts {version}'s worker and WebAssembly (the verifier and the page check), and the SHA-256 of the code a site of this version ships."),
+        "version": version,
+        "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
+        "wasm": base64(WASM),
+        "render_wasm": base64(RENDER_WASM),
+        "assets": shipped,
+        "verifier": others,
+    });
+    let engine = format!(
+        "var RECEIPTS_ENGINE = {};\n",
+        serde_json::to_string(&engine).context("serializing the engine")?
+    );
+    files.insert("engine.js".to_string(), engine.into_bytes());
     Ok(files)
 }
 

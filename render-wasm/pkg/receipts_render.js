@@ -315,7 +315,8 @@ let receipts_render = (function(exports) {
         }
         /**
          * Adds a file of the site, by its path in the site: `data/…` (a record,
-         * gzipped or not, as the site publishes it) or `assets/…`; others are ignored.
+         * gzipped or not, as the site publishes it) or `assets/…`; others are
+         * ignored. Throws on a path that is not a manifest's canonical spelling.
          * @param {string} path
          * @param {Uint8Array | number[]} bytes
          */
@@ -331,7 +332,10 @@ let receipts_render = (function(exports) {
                 if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
                 throw e;
             }
-            wasm.sitepages_add(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+            const ret = wasm.sitepages_add(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+            if (ret[1]) {
+                throw takeFromExternrefTable0(ret[0]);
+            }
         }
         /**
          * Every receipt of the check, as a JSON array.

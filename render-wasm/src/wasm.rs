@@ -25,13 +25,16 @@ impl SitePages {
     }
 
     /// Adds a file of the site, by its path in the site: `data/…` (a record,
-    /// gzipped or not, as the site publishes it) or `assets/…`; others are ignored.
-    pub fn add(&mut self, path: &str, bytes: Vec<u8>) {
+    /// gzipped or not, as the site publishes it) or `assets/…`; others are
+    /// ignored. Throws on a path that is not a manifest's canonical spelling.
+    pub fn add(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), JsError> {
+        receipts::browser::check_path(path).map_err(|e| js(format!("{path}: {e}")))?;
         if path.starts_with("data/") {
             self.files.data.insert(path, bytes);
         } else if path.starts_with("assets/") {
             self.files.assets.push((path.to_string(), bytes));
         }
+        Ok(())
     }
 
     /// Renders every page, with the root digest of the site's `SHA256SUMS`

@@ -216,7 +216,7 @@ function verifySite(job) {
     }).catch(function () {
       return undefined;
     }).then(function (builtBy) {
-      manifests.against_shipped(JSON.stringify(job.shipped.assets), builtBy, job.shipped.version);
+      manifests.against_shipped(JSON.stringify(shippedDigests(job.shipped.code)), builtBy, job.shipped.version);
     });
   }).then(function () {
     var root = manifests.root_digest();
@@ -237,6 +237,19 @@ function verifySite(job) {
       return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts) });
     });
   });
+}
+
+// The standalone verifier's code, path → SHA-256: the digests it carries,
+// with its engine.js (as its page writes it out) and its manifest
+// verifier/SHA256SUMS, which hash the engine and so cannot be carried in it.
+function shippedDigests(code) {
+  var digests = {};
+  Object.keys(code.digests).forEach(function (p) { digests[p] = code.digests[p]; });
+  digests["verifier/engine.js"] = wasm_bindgen.sha256_hex(new TextEncoder().encode(code.engine));
+  var sums = Object.keys(digests).filter(function (p) { return p.indexOf("verifier/") === 0; }).sort()
+    .map(function (p) { return digests[p] + "  " + p.slice("verifier/".length) + "\n"; }).join("");
+  digests["verifier/SHA256SUMS"] = wasm_bindgen.sha256_hex(new TextEncoder().encode(sums));
+  return digests;
 }
 
 // Files of the site that are neither rendered from the records nor listed

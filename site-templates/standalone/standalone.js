@@ -73,6 +73,23 @@
     worker.postMessage(job);
   }
 
+  // engine.js as this verifier's version writes it: one line, the engine
+  // as JSON (serde_json and JSON.stringify write it alike), so its digest
+  // can be taken here and a site's copy held to it.
+  function engineText() {
+    return "var RECEIPTS_ENGINE = " + JSON.stringify(engine) + ";\n";
+  }
+
+  // The code a site of this version carries, path → SHA-256: its assets and
+  // this verifier's files under verifier/ (engine.js and the manifest by the
+  // worker, which hashes them).
+  function shippedCode() {
+    var code = { digests: {}, engine: engineText() };
+    Object.keys(engine.assets).forEach(function (p) { code.digests[p] = engine.assets[p]; });
+    Object.keys(engine.verifier).forEach(function (p) { code.digests[p] = engine.verifier[p]; });
+    return code;
+  }
+
   function pin() {
     var value = pinInput.value.trim();
     return value === "" ? null : value;
@@ -90,7 +107,7 @@
       shownRoot: null,
       pin: null,
       expectRoot: pin(),
-      shipped: { version: engine.version, assets: engine.assets }
+      shipped: { version: engine.version, code: shippedCode() }
     };
   }
 

@@ -82,13 +82,15 @@ test("served from another origin, it verifies the site fetched with CORS", async
   assert.deepEqual(problems, []);
   assert.equal(result.status, "verified", result.text);
   // Every receipt the site's own verify.html gives with a pin, less the
-  // footer it does not read, plus each asset held to its own copy; the last
-  // is the page check's (every page rendered again, none differs).
+  // footer it does not read, plus each asset and each file of the site's
+  // copy of this verifier held to its own; the last is the page check's
+  // (every page rendered again, none differs).
   const assets = readFileSync(join(site, "SHA256SUMS"), "utf8").split("\n").filter((l) => l.includes("  assets/")).length;
   const records = readFileSync(join(site, "data/SHA256SUMS"), "utf8").trim().split("\n").length;
   const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
   const lines = readFileSync(join(site, "SHA256SUMS"), "utf8").trim().split("\n").length;
-  assert.equal(result.checked, 1 + lines + records + native.tally.pass + assets + 1);
+  const copies = readFileSync(join(site, "SHA256SUMS"), "utf8").split("\n").filter((l) => l.includes("  verifier/")).length;
+  assert.equal(result.checked, 1 + lines + records + native.tally.pass + assets + copies + 1);
   for (const pin of [root.toUpperCase(), `sha256:${root}`]) {
     assert.equal((await verifySiteAt(site, pin)).result.status, "verified", pin);
   }
@@ -180,6 +182,26 @@ test("a number edited on a page fails, served or zipped, and a page added to a z
   await again.page.close();
   assert.equal(unlisted.status, "failed", unlisted.text);
   assert.deepEqual(unlisted.failures, [`${extra} | ✗ ${extra}: listed in data/SHA256SUMS recorded not listed; recomputed a record of the site`]);
+});
+
+test("a patched copy of the standalone verifier under verifier/, resealed, fails against this verifier", async () => {
+  const copy = copySite(site);
+  const file = join(copy, "verifier/verify.js");
+  const before = readFileSync(file);
+  const patched = Buffer.concat([before, Buffer.from("\n// always verified\n")]);
+  writeFileSync(file, patched);
+  const own = join(copy, "verifier/SHA256SUMS");
+  const ownBefore = readFileSync(own);
+  writeFileSync(own, readFileSync(own, "utf8").replace(sha256(before), sha256(patched)));
+  const sums = join(copy, "SHA256SUMS");
+  // verifier/verify.js is a copy of assets/verify.js: only its own line changes.
+  writeFileSync(sums, readFileSync(sums, "utf8")
+    .replace(`${sha256(before)}  verifier/verify.js`, `${sha256(patched)}  verifier/verify.js`)
+    .replace(`${sha256(ownBefore)}  verifier/SHA256SUMS`, `${sha256(readFileSync(own))}  verifier/SHA256SUMS`));
+  const { result } = await verifySiteAt(copy);
+  assert.equal(result.status, "failed", result.text);
+  const code = result.failures.filter((f) => !isPageFailure(f)).map((f) => f.split(" | ")[0]).sort();
+  assert.deepEqual(code, ["verifier/SHA256SUMS", "verifier/verify.js"]);
 });
 
 test("a record edited without resealing fails by name", async () => {

@@ -387,17 +387,55 @@ test("a page removed, or records that cannot be rendered, are never verified", a
     assert.deepEqual(result.failures, [`${page} | ✗ ${page}: rendered from the records recorded no such file; recomputed a page the records make`]);
   }
   {
-    // A task the runs name, dropped from the records and from data/SHA256SUMS:
-    // the manifests agree, but no build would render these records.
+    // A document no build would render (not UTF-8), listed, with every
+    // manifest and every page's root digest resealed: the records cannot be
+    // what the pages were rendered from, so the page check fails.
     const copy = copySite(site);
-    const listed = join(copy, "data/SHA256SUMS");
-    const task = readFileSync(listed, "utf8").split("\n").find((l) => l.includes("  tasks/"));
-    writeFileSync(listed, readFileSync(listed, "utf8").replace(task + "\n", ""));
-    rmSync(join(copy, "data", task.split("  ")[1]));
+    const doc = "docs/zz-notes.md";
+    writeFileSync(join(copy, "data", doc), Buffer.from([0xff, 0xfe, 0x41]));
+    const resealed = resealAll(copy, (records) => records.set(doc, sha256(readFileSync(join(copy, "data", doc)))));
     const { result } = await verifyPage(copy, "verify.html");
-    assert.notEqual(result.status, "verified", result.text);
-    assert.notEqual(result.status, "error", result.text);
+    assert.equal(result.status, "failed", result.text);
+    assert.deepEqual(result.failures.filter((f) => !f.startsWith(`data/${doc} |`)).map((f) => f.split(" | ")[0]), ["pages"]);
+    assert.match(result.failures.find((f) => f.startsWith("pages |")), /the records cannot be rendered: data\/docs\/zz-notes\.md/);
+    assert.ok(resealed);
   }
+});
+
+/** Reseals `data/SHA256SUMS` (after `change` edits its lines, path → digest),
+ * `SHA256SUMS` and the root digest every page shows, as a forger would;
+ * returns the new root digest. */
+function resealAll(copy, change) {
+  const recordsFile = join(copy, "data/SHA256SUMS");
+  const records = sums(recordsFile);
+  change(records);
+  const text = [...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([p, d]) => `${d}  ${p}\n`).join("");
+  writeFileSync(recordsFile, text);
+  const rootFile = join(copy, "SHA256SUMS");
+  const before = sha256(readFileSync(rootFile));
+  const listed = sums(rootFile);
+  listed.set("data/SHA256SUMS", sha256(text));
+  writeFileSync(rootFile, [...listed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([p, d]) => `${d}  ${p}\n`).join(""));
+  const after = sha256(readFileSync(rootFile));
+  for (const page of walk(copy).filter((p) => p.endsWith(".html") && !p.startsWith("verifier/"))) {
+    const path = join(copy, page);
+    writeFileSync(path, readFileSync(path, "utf8").replaceAll(before, after));
+  }
+  return after;
+}
+
+test("a manifest naming a record in another spelling is refused, never skipped", async () => {
+  // `E01/./experiment.json` is fetched as data/E01/experiment.json; a
+  // verifier that kept the line's text would leave the experiment out.
+  const copy = copySite(site);
+  resealAll(copy, (records) => {
+    const digest = records.get("E01/experiment.json");
+    records.delete("E01/experiment.json");
+    records.set("E01/./experiment.json", digest);
+  });
+  const { result } = await verifyPage(copy, "verify.html");
+  assert.equal(result.status, "error", result.text);
+  assert.match(result.text, /the path must not have empty, `\.` or `\.\.` parts/);
 });
 
 test("a patched worker with its integrity values, SHA256SUMS and every page's root digest resealed is caught by the pin", async () => {

@@ -533,9 +533,17 @@ impl<'a> Reader<'a> {
             if self.is_dir(&path)? {
                 self.docs_under(dir, &path, docs)?;
             } else if path.extension().is_some_and(|e| e == "md") {
+                let rel = display_path(dir, &path);
+                // Published as data/docs/<rel>, a manifest line and a page address.
+                if let Err(why) = receipts_verifier::manifest::check_path(&rel) {
+                    return Err(InputError::new(
+                        self.name(&path),
+                        format!("cannot be published under this name: {why}"),
+                    ));
+                }
                 docs.push(Document {
-                    path: display_path(dir, &path),
                     markdown: self.read_text(&path)?,
+                    path: rel,
                 });
             }
         }
@@ -579,16 +587,10 @@ pub fn safe_join(file: &str, field: &str, dir: &Path, rel: &str) -> Result<PathB
 
 /// A file name inside a record (an input as the agent saw it, an artifact,
 /// a log) must be relative, `/`-separated, without `.`, `..`, empty parts,
-/// backslashes or control characters.
+/// backslashes, `%`, `?`, `#` or control characters.
 pub fn relative_name(file: &str, field: &str, rel: &str) -> Result<(), InputError> {
-    let bad = rel.is_empty()
-        || rel.starts_with('/')
-        || rel.contains('\\')
-        || rel.chars().any(char::is_control)
-        || rel
-            .split('/')
-            .any(|part| part.is_empty() || part == "." || part == "..");
-    if bad {
+    // Such a file is published under its name: one canonical spelling only.
+    if receipts_verifier::manifest::check_path(rel).is_err() {
         return Err(InputError::at(
             file,
             field,

@@ -201,8 +201,9 @@ impl ManifestCheck {
         self.receipts.push(receipt);
     }
 
-    /// The site's code against the copies a verifier ships: each asset the
-    /// root manifest lists against `shipped` (path → SHA-256), when the site
+    /// The site's code against the copies a verifier ships: each asset and
+    /// each file of the standalone verifier's copy (`verifier/`) the root
+    /// manifest lists against `shipped` (path → SHA-256), when the site
     /// was built by the same version (`built_by` against `ours`); a site
     /// built by another version, or by one it does not name, ships other
     /// code, and that could not be checked.
@@ -224,7 +225,10 @@ impl ManifestCheck {
         let claim = format!("the copy receipts {ours} ships");
         let assets = |m: &BTreeMap<String, String>| -> BTreeSet<String> {
             m.keys()
-                .filter(|p| p.starts_with(&format!("{ASSETS_DIR}/")))
+                .filter(|p| {
+                    p.starts_with(&format!("{ASSETS_DIR}/"))
+                        || p.starts_with(&format!("{VERIFIER_DIR}/"))
+                })
                 .cloned()
                 .collect()
         };

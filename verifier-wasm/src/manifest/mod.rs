@@ -51,6 +51,31 @@ pub struct SumsError {
     pub message: String,
 }
 
+/// Whether `path` is a site path in its one canonical spelling, as a
+/// manifest must name a file: relative, `/`-separated, without empty, `.`
+/// or `..` parts, and without a backslash, `%`, `?`, `#` or a control
+/// character. Any other spelling could name, once fetched or opened, the
+/// same file as another line (`a/./b`, `a/b/.`) or another file than the
+/// one hashed under that name (`a%2Fb`, `a?x`), so it is refused.
+pub fn check_path(path: &str) -> Result<(), &'static str> {
+    if path.is_empty() || path.starts_with('/') {
+        return Err("the path must be relative");
+    }
+    if path
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        return Err("the path must not have empty, `.` or `..` parts");
+    }
+    if path
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '\\' | '%' | '?' | '#'))
+    {
+        return Err("the path must not hold a backslash, `%`, `?`, `#` or a control character");
+    }
+    Ok(())
+}
+
 /// Parses `SHA256SUMS` text (`<digest>  <path>` or `<digest> *<path>` lines).
 pub fn parse_sums(text: &str) -> Result<BTreeMap<String, String>, SumsError> {
     let mut out = BTreeMap::new();
@@ -72,11 +97,8 @@ pub fn parse_sums(text: &str) -> Result<BTreeMap<String, String>, SumsError> {
             .strip_prefix("  ")
             .or_else(|| rest.strip_prefix(" *"))
             .ok_or_else(|| err("expected two spaces between the digest and the path"))?;
-        if path.is_empty()
-            || path.starts_with('/')
-            || path.split('/').any(|p| p == ".." || p.is_empty())
-        {
-            return Err(err("the path must be relative, without `..`"));
+        if let Err(why) = check_path(path) {
+            return Err(err(why));
         }
         if out.insert(path.to_string(), digest.to_string()).is_some() {
             return Err(err("the path is listed twice"));
@@ -166,5 +188,34 @@ mod tests {
         assert!(parse_sums(&format!("{d}  ../etc/passwd\n")).is_err());
         assert!(parse_sums(&format!("{d} a\n")).is_err());
         assert_eq!(parse_sums(&format!("{d} *a\n")).unwrap()["a"], d);
+    }
+
+    #[test]
+    fn only_the_canonical_spelling_of_a_path_is_accepted() {
+        let d = "0".repeat(64);
+        for path in [
+            "E01/./experiment.json",
+            "E01/LOG.md/.",
+            "./E01/LOG.md",
+            "E01//LOG.md",
+            "E01/LOG.md/",
+            "/E01/LOG.md",
+            "E01\\LOG.md",
+            "E01%2FLOG.md",
+            "E01/LOG.md?x",
+            "E01/LOG.md#x",
+            "E01/LOG\u{7}.md",
+        ] {
+            assert!(parse_sums(&format!("{d}  {path}\n")).is_err(), "{path}");
+            assert!(check_path(path).is_err(), "{path}");
+        }
+        for path in [
+            "E01/runs/a-b_c.json",
+            "docs/a note.md",
+            ".nojekyll",
+            "objects/..x",
+        ] {
+            assert_eq!(check_path(path), Ok(()), "{path}");
+        }
     }
 }
