@@ -28,9 +28,8 @@ fn site_files(site: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// What the page's worker hands the check: `data/` and `assets/`, and the
-/// digests the root manifest gives.
-fn render(site: &Path) -> Rendered {
+/// What the page's worker hands the check: `data/` and `assets/`.
+fn site_input(site: &Path) -> SiteFiles {
     let mut input = SiteFiles::default();
     for (rel, bytes) in site_files(site) {
         if rel.starts_with("data/") {
@@ -39,6 +38,12 @@ fn render(site: &Path) -> Rendered {
             input.assets.push((rel, bytes));
         }
     }
+    input
+}
+
+/// The site rendered again from [`site_input`], with the digests the root manifest gives.
+fn render(site: &Path) -> Rendered {
+    let input = site_input(site);
     let sums = fs::read_to_string(site.join("SHA256SUMS")).expect("SHA256SUMS");
     let listed = parse_sums(&sums).expect("parses");
     let digests = Digests {
@@ -153,12 +158,7 @@ fn a_records_manifest_that_is_not_what_the_records_publish_fails() {
 fn records_that_cannot_be_rendered_fail_the_page_check() {
     let dir = built();
     let site = dir.path().join("site");
-    let mut input = SiteFiles::default();
-    for (rel, bytes) in site_files(&site) {
-        if rel.starts_with("data/") {
-            input.data.insert(&rel, bytes);
-        }
-    }
+    let mut input = site_input(&site);
     // A document that is not UTF-8: no build renders it.
     input.data.insert("data/docs/notes.md", vec![0xff, 0xfe]);
     let digests = Digests {

@@ -249,12 +249,6 @@ impl<'a> Reader<'a> {
                     "symbolic links are not followed in the input",
                 ))
             }
-            Kind::Missing => {
-                return Err(InputError::new(
-                    self.name(path),
-                    "No such file or directory (os error 2)",
-                ))
-            }
             Kind::Dir | Kind::Other => {
                 return Err(InputError::new(self.name(path), "expected a regular file"))
             }
@@ -264,7 +258,8 @@ impl<'a> Reader<'a> {
                     format!("the file has {len} bytes; the limit is {MAX_FILE_BYTES}"),
                 ))
             }
-            Kind::File(_) => {}
+            // A missing file: the read below says so, as the source puts it.
+            Kind::File(_) | Kind::Missing => {}
         }
         let mut bytes = self
             .files
