@@ -72,6 +72,27 @@ fn a_missing_required_field_is_named() {
 }
 
 #[test]
+fn an_experiment_written_before_the_grid_counted_runs_says_how_to_add_it() {
+    let message = fails_keeping_the_old_site(|root| {
+        edit(root, "experiments/E01/experiment.json", |t| {
+            t.replacen(",\n    \"runs_per_cell\": 1", "", 1)
+        });
+    });
+    assert!(
+        message.contains("experiments/E01/experiment.json"),
+        "{message}"
+    );
+    assert!(
+        message.contains("missing field `runs_per_cell`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("add `\"runs_per_cell\": 1` to the grid"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_missing_nested_field_is_named_by_its_path() {
     let message = fails_keeping_the_old_site(|root| {
         edit(root, RUN, |t| {

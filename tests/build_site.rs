@@ -223,8 +223,8 @@ fn the_build_reports_what_it_built() {
     let result = receipts(input.path(), &["build"]);
     assert!(result.status.success(), "{}", stderr(&result));
     let stdout = String::from_utf8_lossy(&result.stdout);
-    assert!(stdout.contains("2 experiments"), "{stdout}");
-    assert!(stdout.contains("110 runs"), "{stdout}");
+    assert!(stdout.contains("4 experiments"), "{stdout}");
+    assert!(stdout.contains("206 runs"), "{stdout}");
     assert!(stdout.contains("pages"), "{stdout}");
 }
 

@@ -29,11 +29,23 @@ pub fn json<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, InputErr
     } else {
         format!("{path} ({position})")
     };
-    Err(InputError::at(
-        file,
-        place,
-        strip_position(&inner.to_string()),
-    ))
+    let mut message = strip_position(&inner.to_string());
+    if let Some(hint) = missing_field_hint(&message) {
+        message.push_str("; ");
+        message.push_str(hint);
+    }
+    Err(InputError::at(file, place, message))
+}
+
+/// How to add a field that input written for an earlier release lacks.
+fn missing_field_hint(message: &str) -> Option<&'static str> {
+    let field = message.strip_prefix("missing field `")?.strip_suffix('`')?;
+    Some(match field {
+        "runs_per_cell" => {
+            "add `\"runs_per_cell\": 1` to the grid: how many runs each cell holds in the primary analysis (see docs/FORMAT.md, \"The grid, reruns and deviations\")"
+        }
+        _ => return None,
+    })
 }
 
 /// The error for a record whose `format_version` is present and not ours.

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    verify_regressions, verify_suite, ExperimentCheck, ExperimentVerification, Receipt,
-    RegressionVerification, RunVerification, Status, SuiteVerification, Tally,
+    reused_across, verify_regressions, verify_suite, ExperimentCheck, ExperimentVerification,
+    Receipt, RegressionVerification, RunVerification, Status, SuiteVerification, Tally,
 };
 
 use crate::cache::CachedRun;
@@ -64,7 +64,10 @@ fn check<'a>(corpus: &'a Corpus, loaded: &'a LoadedExperiment) -> ExperimentChec
         experiment: &loaded.experiment,
         log: &loaded.log,
         summary: loaded.summary.as_ref(),
+        summary_text: loaded.summary_text.as_deref(),
         results: loaded.results.as_deref(),
+        results_text: loaded.results_text.as_deref(),
+        deviations: loaded.deviations.as_ref(),
         tasks: &corpus.tasks,
         objects: &corpus.objects,
     }
@@ -168,6 +171,29 @@ where
         let verified = input.finish(verifications);
         tally = sum(tally, Tally::of(&verified.receipts));
         experiments.push(verified);
+    }
+    let across = reused_across(
+        corpus
+            .experiments
+            .iter()
+            .zip(&experiments)
+            .map(|(loaded, v)| {
+                (
+                    loaded.dir.as_str(),
+                    v.runs.iter().map(|r| &r.facts).collect(),
+                )
+            }),
+    );
+    tally = sum(tally, Tally::of(&across));
+    // Each with the experiment of the run that repeats a call.
+    for receipt in across {
+        let owner = corpus
+            .experiments
+            .iter()
+            .position(|l| receipt.subject.starts_with(&format!("{}/", l.dir)));
+        if let Some(v) = owner.and_then(|i| experiments.get_mut(i)) {
+            v.receipts.push(receipt);
+        }
     }
     let harness: Vec<SuiteVerification> = corpus
         .harness

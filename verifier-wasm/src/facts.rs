@@ -24,6 +24,90 @@ pub struct RunFacts {
     pub attempts: Vec<AttemptFacts>,
     /// The earliest provider call start, and as it was recorded.
     pub first_call: Option<(UnixMillis, String)>,
+    /// The experiment the record says it belongs to.
+    pub experiment: String,
+    /// When the run started, as recorded.
+    pub started_at: Option<UnixMillis>,
+    /// Each provider call's keys, for finding a call recorded twice.
+    pub calls: Vec<CallKey>,
+    /// The run's wall time: from its start to the end of its last attempt.
+    pub wall_ms: u64,
+    /// The attempts of the run's last round: those that ran at the same
+    /// time as the last one (one attempt, unless tiers were called together).
+    pub last_round: Vec<usize>,
+}
+
+/// The attempts of `run`'s last round, by index: a round is a set of
+/// attempts that ran at the same time; a new one starts with an attempt that
+/// starts after every attempt before it ended.
+pub fn last_round(run: &Run) -> Vec<usize> {
+    let mut round = Vec::new();
+    let mut end = i64::MIN;
+    for (i, a) in run.attempts.iter().enumerate() {
+        let start = time::parse(&a.started_at).map_or(i64::MIN, |t| t.0);
+        if start >= end {
+            round.clear();
+        }
+        round.push(i);
+        end = end.max(start.saturating_add(a.duration_ms as i64));
+    }
+    round
+}
+
+/// A run's wall time in milliseconds: from its start to the end of its last
+/// attempt; the sum of its attempts' durations when a timestamp does not parse.
+pub fn wall_ms(run: &Run) -> u64 {
+    let sum = || run.attempts.iter().map(|a| a.duration_ms).sum();
+    let Ok(start) = time::parse(&run.started_at) else {
+        return sum();
+    };
+    let mut end = start.0;
+    for a in &run.attempts {
+        let Ok(s) = time::parse(&a.started_at) else {
+            return sum();
+        };
+        end = end.max(s.0.saturating_add(a.duration_ms as i64));
+    }
+    (end - start.0).max(0) as u64
+}
+
+/// What identifies a provider call across runs: its request id, and what it
+/// did (model, start, latency, usage, finish), which a copy keeps even when
+/// its request id is changed. Each is the first 16 bytes of a SHA-256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CallKey {
+    pub request: [u8; 16],
+    pub content: [u8; 16],
+}
+
+impl CallKey {
+    pub fn of(call: &crate::model::ProviderCall) -> CallKey {
+        let content = serde_json::json!([
+            call.model_requested,
+            call.model_echoed,
+            call.started_at,
+            call.latency_ms,
+            call.usage.map(|u| [
+                Some(u.prompt_tokens),
+                Some(u.completion_tokens),
+                u.reasoning_tokens
+            ]),
+            call.finish_reason,
+            call.status,
+        ]);
+        CallKey {
+            request: prefix(call.request_id.as_bytes()),
+            content: prefix(content.to_string().as_bytes()),
+        }
+    }
+}
+
+fn prefix(bytes: &[u8]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
 }
 
 /// The facts of one attempt.
@@ -72,6 +156,11 @@ impl RunFacts {
             })
             .min();
         RunFacts {
+            experiment: run.experiment.clone(),
+            started_at: time::parse(&run.started_at).ok(),
+            calls: run.calls().map(CallKey::of).collect(),
+            wall_ms: wall_ms(run),
+            last_round: last_round(run),
             id: run.id.clone(),
             task: run.task.clone(),
             profile: run.profile.clone(),
@@ -91,9 +180,27 @@ impl RunFacts {
             .try_fold(Cost::ZERO, |acc, a| Ok(acc + a.cost.clone()?))
     }
 
-    /// The run's time in seconds: the sum of its attempts' durations.
+    /// The run's time in seconds: its wall time, so attempts made at the
+    /// same time are not counted twice.
     pub fn seconds(&self) -> f64 {
-        self.attempts.iter().map(|a| a.duration_ms).sum::<u64>() as f64 / 1000.0
+        self.wall_ms as f64 / 1000.0
+    }
+
+    /// Whether the run passed, given whether each attempt passed its checks:
+    /// an attempt of its last round passed.
+    pub fn passed(&self, attempts_passed: &[bool]) -> bool {
+        self.last_round
+            .iter()
+            .any(|&i| attempts_passed.get(i).copied().unwrap_or(false))
+    }
+
+    /// The tier the run passed on: the first attempt of its last round that passed.
+    pub fn passed_tier(&self, attempts_passed: &[bool]) -> Option<&str> {
+        self.last_round
+            .iter()
+            .find(|&&i| attempts_passed.get(i).copied().unwrap_or(false))
+            .and_then(|&i| self.attempts.get(i))
+            .map(|a| a.tier.as_str())
     }
 
     pub fn truncations(&self) -> u64 {

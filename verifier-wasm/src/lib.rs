@@ -14,6 +14,7 @@ pub mod csv_rows;
 pub mod decide;
 pub mod digest;
 pub mod facts;
+pub mod literals;
 pub mod manifest;
 pub mod model;
 pub mod numbers;

@@ -22,9 +22,9 @@ pub struct JudgedRun<'a> {
 }
 
 impl JudgedRun<'_> {
-    /// A run passes when its final attempt passed every check.
+    /// A run passes when an attempt of its last round passed every check.
     pub fn passed(&self) -> bool {
-        self.attempts_passed.last().copied().unwrap_or(false)
+        self.run.passed(self.attempts_passed)
     }
 }
 

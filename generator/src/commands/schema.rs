@@ -7,8 +7,8 @@ use anyhow::Context;
 use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
-    Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, Report, ResultRow,
-    Run, Showcase, SkillEdit, Summary, Task,
+    Deviations, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, Report,
+    ResultRow, Run, Showcase, SkillEdit, Summary, Task,
 };
 
 use super::Failure;
@@ -20,6 +20,7 @@ pub enum Kind {
     Run,
     Summary,
     ResultRow,
+    Deviations,
     Showcase,
     Report,
     Harness,
@@ -46,6 +47,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Run,
         Kind::Summary,
         Kind::ResultRow,
+        Kind::Deviations,
         Kind::Showcase,
         Kind::Report,
         Kind::Harness,
@@ -66,6 +68,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::Run => "run",
         Kind::Summary => "summary",
         Kind::ResultRow => "result-row",
+        Kind::Deviations => "deviations",
         Kind::Showcase => "showcase",
         Kind::Report => "report",
         Kind::Harness => "harness",
@@ -83,6 +86,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::Run => schema_for!(Run),
         Kind::Summary => schema_for!(Summary),
         Kind::ResultRow => schema_for!(ResultRow),
+        Kind::Deviations => schema_for!(Deviations),
         Kind::Showcase => schema_for!(Showcase),
         Kind::Report => schema_for!(Report),
         Kind::Harness => schema_for!(HarnessSuite),

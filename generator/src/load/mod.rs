@@ -9,6 +9,7 @@
 //! experiments/<id>/<log>.md            its pre-registered log
 //! experiments/<id>/summary.json        what was published (optional)
 //! experiments/<id>/results.csv         the published per-run table (optional)
+//! experiments/<id>/deviations.json     deviations from the registration (optional)
 //! experiments/<id>/runs/<run>.json     one file per run
 //! experiments/harness/<suite>/…        harness suites and their runs (see [`harness`])
 //! experiments/regressions/<suite>/…    regression suites and their edits (see [`regression`])
@@ -22,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use receipts_verifier::model::{Experiment, ResultRow, Run, Showcase, Summary, Task};
+use receipts_verifier::model::{Deviations, Experiment, ResultRow, Run, Showcase, Summary, Task};
 
 use crate::gzip;
 use crate::head::RunHead;
@@ -89,7 +90,12 @@ pub struct LoadedExperiment {
     /// The whole log, pre-registered part and appended deviations.
     pub log: String,
     pub summary: Option<Summary>,
+    /// The summary's bytes: verification judges its numbers as written.
+    pub summary_text: Option<Vec<u8>>,
     pub results: Option<Vec<ResultRow>>,
+    /// The results table's bytes, for the same reason.
+    pub results_text: Option<Vec<u8>>,
+    pub deviations: Option<Deviations>,
     /// The head of each run, sorted by id; the records are read again by
     /// [`read_run`] when they are verified.
     pub runs: Vec<RunHead>,
@@ -440,17 +446,28 @@ impl<'a> Reader<'a> {
         )?;
         let log = self.read_text(&log_path)?;
         let summary_path = dir.join("summary.json");
-        let summary = if self.is_file(&summary_path) {
-            Some(self.json(&summary_path)?)
+        let (summary, summary_text) = if self.is_file(&summary_path) {
+            let bytes = self.read(&summary_path)?;
+            (
+                Some(parse::json(&self.name(&summary_path), &bytes)?),
+                Some(bytes),
+            )
         } else {
-            None
+            (None, None)
         };
         let results_path = dir.join("results.csv");
-        let results = if self.is_file(&results_path) {
-            Some(parse::csv_rows(
-                &self.name(&results_path),
-                &self.read(&results_path)?,
-            )?)
+        let (results, results_text) = if self.is_file(&results_path) {
+            let bytes = self.read(&results_path)?;
+            (
+                Some(parse::csv_rows(&self.name(&results_path), &bytes)?),
+                Some(bytes),
+            )
+        } else {
+            (None, None)
+        };
+        let deviations_path = dir.join("deviations.json");
+        let deviations = if self.is_file(&deviations_path) {
+            Some(self.json(&deviations_path)?)
         } else {
             None
         };
@@ -465,7 +482,10 @@ impl<'a> Reader<'a> {
             experiment,
             log,
             summary,
+            summary_text,
             results,
+            results_text,
+            deviations,
             runs,
         })
     }

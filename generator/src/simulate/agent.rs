@@ -35,21 +35,59 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
     let mut attempts = Vec::new();
     let mut t = start;
     let mut passed_tier = None;
-    for (index, tier_id) in policy.tiers.iter().enumerate() {
-        let tier = plan.tier(tier_id);
+    let last = policy.tiers.len() - 1;
+    // A forced outcome: every attempt fails, or the last tier's passes.
+    let certain = |index: usize| match cell.forced {
+        Some(false) => Some(false),
+        Some(true) if index == last => Some(true),
+        _ => None,
+    };
+    let attempt = |ctx: &mut RunContext<'_>, index: usize, at: i64| {
+        let tier = plan.tier(&policy.tiers[index]);
         let key = format!("{}/{}/{index}", plan.id, cell.run_id());
-        let mut sim = AttemptSim::new(ctx, cell, tier, &key, t);
+        let mut sim = AttemptSim::new(ctx, cell, tier, &key, at);
+        sim.certain = certain(index);
         let (attempt, passed) = sim.run(index);
-        t = sim.t + 40;
-        let end = attempt.end.reason;
-        attempts.push(attempt);
+        (attempt, passed, sim.t)
+    };
+    let first = if policy.kind == PolicyKind::TierMemory {
+        cell.start_tier.min(last)
+    } else {
+        0
+    };
+    let mut index = first;
+    if policy.kind == PolicyKind::Speculative && last >= 1 {
+        // The first two tiers together; the third after both, if both fail.
+        let (a0, p0, end0) = attempt(ctx, 0, t);
+        let (a1, p1, end1) = attempt(ctx, 1, t);
+        t = end0.max(end1) + 40;
+        let stopped = [&a0, &a1]
+            .iter()
+            .any(|a| a.end.reason == EndReason::BudgetStop);
+        attempts.push(a0);
+        attempts.push(a1);
+        if p0 || p1 {
+            passed_tier = Some(policy.tiers[usize::from(!p0)].clone());
+            index = policy.tiers.len();
+        } else if stopped {
+            index = policy.tiers.len();
+        } else {
+            index = 2;
+        }
+    }
+    while index <= last {
+        let (a, passed, end_t) = attempt(ctx, index, t);
+        t = end_t + 40;
+        let end = a.end.reason;
+        attempts.push(a);
         if passed {
-            passed_tier = Some(tier_id.clone());
+            passed_tier = Some(policy.tiers[index].clone());
             break;
         }
         if policy.kind == PolicyKind::Single || end == EndReason::BudgetStop {
             break;
         }
+        index += 1;
     }
     let run = Run {
         format_version: FormatVersion,
@@ -84,6 +122,8 @@ struct AttemptSim<'a, 'b> {
     calls: Vec<ProviderCall>,
     /// Prompt tokens carried into the next call (the growing context).
     context_tokens: u64,
+    /// The artifact's outcome when the plan forces it; by the tier's quality otherwise.
+    certain: Option<bool>,
     previous_prompt: u64,
 }
 
@@ -112,6 +152,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             turns: Vec::new(),
             calls: Vec::new(),
             context_tokens: 900 + ctx_prompt_tokens(&cell.task),
+            certain: None,
             previous_prompt: 0,
         }
     }
@@ -239,9 +280,10 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
 
     /// Asks the model to write the artifact; `None` when the call was truncated.
     fn write_artifact(&mut self) -> Option<FileRef> {
-        let truncate = self
-            .rng
-            .chance(self.tier.truncation_rate(self.ctx.plan.max_output_tokens));
+        let truncate = self.certain != Some(true)
+            && self
+                .rng
+                .chance(self.tier.truncation_rate(self.ctx.plan.max_output_tokens));
         match self.call(false, truncate) {
             CallResult::Truncated(id) => {
                 self.no_action(
@@ -253,7 +295,13 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             CallResult::TimedOut(_) => None,
             CallResult::Answered(id) => {
                 let task = &self.ctx.fixture.task;
-                let p = self.tier.quality(&task.id) + if self.cell.force_pass { 1.0 } else { 0.0 };
+                let p = match self.certain {
+                    Some(true) => 1.0,
+                    Some(false) => 0.0,
+                    None => {
+                        self.tier.quality(&task.id) + if self.cell.force_pass { 1.0 } else { 0.0 }
+                    }
+                };
                 let flaw = if self.rng.chance(p) {
                     None
                 } else {

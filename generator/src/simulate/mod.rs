@@ -16,7 +16,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use receipts_verifier::model::{FormatVersion, Run, Showcase, ShowcaseKind, ShowcaseRun};
+use receipts_verifier::model::{
+    Deviation, DeviationKind, Deviations, DeviationsKind, FormatVersion, PolicyKind, Run, Showcase,
+    ShowcaseKind, ShowcaseRun, Summary,
+};
 
 use agent::{simulate_run, RunContext};
 use fixtures::Fixture;
@@ -108,12 +111,24 @@ fn write_experiment_limited(
     let mut runs = Vec::new();
     let mut t = plan.start_ms;
     let mut cells = plan.cells();
-    if let Some(n) = limit {
+    if let Some(n) = limit.or(plan.stop.as_ref().map(|(n, _)| *n)) {
         cells.truncate(n);
     }
     let mut reruns = Vec::new();
-    for cell in &cells {
+    // Tier memory: the tier each task last passed on, by index.
+    let mut memory: BTreeMap<String, usize> = BTreeMap::new();
+    for cell in &mut cells {
+        let policy = plan.policy(&cell.policy);
+        let remembers = policy.kind == PolicyKind::TierMemory;
+        if remembers {
+            cell.start_tier = memory.get(&cell.task).copied().unwrap_or(0);
+        }
         let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
+        if let (true, Some(tier)) = (remembers, &run.outcome.passed_tier) {
+            if let Some(i) = policy.tiers.iter().position(|t| t == tier) {
+                memory.insert(cell.task.clone(), i);
+            }
+        }
         t = end + 2_000;
         if matches!(
             cell.incident,
@@ -128,31 +143,82 @@ fn write_experiment_limited(
         runs.push(run);
     }
     let mut deviations = Vec::new();
+    let mut logged = Vec::new();
+    if let Some((_, reason)) = &plan.stop {
+        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
+        deviations.push(format!("{logged_at}: the study stopped. {reason}"));
+        logged.push(Deviation {
+            id: format!("D{}", logged.len() + 1),
+            logged_at,
+            kind: DeviationKind::Stop,
+            reason: reason.clone(),
+            runs: Vec::new(),
+        });
+        t += 60_000;
+    }
     for cell in &reruns {
+        // Logged a minute before the rerun starts.
+        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
+        t += 60_000;
         let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
-        deviations.push(format!(
-            "{}: the token ledger stopped run `{}`; it was rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
-            run.started_at,
+        let reason = format!(
+            "The token ledger stopped run `{}`; it is rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
             cell.replaces.as_deref().unwrap_or_default(),
             run.id
-        ));
+        );
+        deviations.push(format!("{logged_at}: {reason}"));
+        logged.push(Deviation {
+            id: format!("D{}", logged.len() + 1),
+            logged_at,
+            kind: DeviationKind::Rerun,
+            reason,
+            runs: vec![run.id.clone()],
+        });
         t = end + 2_000;
         runs.push(run);
     }
     let log = publish::log(plan, &deviations);
-    let experiment = publish::experiment(plan, &log);
+    let deviations = (!logged.is_empty()).then(|| Deviations {
+        format_version: FormatVersion,
+        kind: DeviationsKind::Deviations,
+        experiment: plan.id.clone(),
+        deviations: logged,
+    });
+    if let Some(d) = &deviations {
+        out.insert(
+            format!("experiments/{}/deviations.json", plan.id),
+            json_bytes(d),
+        );
+    }
+    let tasks: Vec<&receipts_verifier::model::Task> = fixtures.iter().map(|f| &f.task).collect();
+    let experiment = publish::experiment(plan, &log, &tasks);
     let dir = format!("experiments/{}", plan.id);
     out.insert(format!("{dir}/LOG.md"), log.into_bytes());
     out.insert(format!("{dir}/experiment.json"), json_bytes(&experiment));
-    let summary = publish::summary(&experiment, &runs, t + 3_600_000, corrections);
-    out.insert(format!("{dir}/summary.json"), json_bytes(&summary));
-    let mut csv = csv::Writer::from_writer(Vec::new());
-    for row in publish::results(&experiment, &runs) {
-        let _ = csv.serialize(row);
+    let mut summary = publish::summary(
+        &experiment,
+        &runs,
+        deviations.as_ref(),
+        t + 3_600_000,
+        corrections,
+    );
+    if !summary.corrections.is_empty() {
+        // The summary as first published, kept as an object each correction names.
+        let first = Summary {
+            corrections: Vec::new(),
+            ..summary.clone()
+        };
+        let bytes = json_bytes(&first);
+        let digest = receipts_verifier::digest::sha256_hex(&bytes);
+        for c in &mut summary.corrections {
+            c.published_in = Some(digest.clone());
+        }
+        objects.insert(digest, bytes);
     }
+    out.insert(format!("{dir}/summary.json"), json_bytes(&summary));
     out.insert(
         format!("{dir}/results.csv"),
-        csv.into_inner().unwrap_or_default(),
+        publish::results_csv(&publish::results(&experiment, &runs)),
     );
     for run in &runs {
         out.insert(format!("{dir}/runs/{}.json", run.id), json_bytes(run));

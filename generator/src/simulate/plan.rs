@@ -81,6 +81,11 @@ pub struct Cell {
     pub replaces: Option<String>,
     /// The scripted agent gets it right on every tier (used for reruns).
     pub force_pass: bool,
+    /// The run's outcome, where the plan fixes it: a pass on the policy's
+    /// last tier at the latest, or a failure on every tier.
+    pub forced: Option<bool>,
+    /// Where a tier-memory run starts (the tier its task last passed on).
+    pub start_tier: usize,
 }
 
 impl Cell {
@@ -116,6 +121,10 @@ pub struct ExperimentPlan {
     /// Drafts the agent writes and checks before its final artifact: none in
     /// the sample; scale runs revise, as longer agent runs do.
     pub drafts: usize,
+    /// Outcomes the plan fixes, by run id.
+    pub forced: BTreeMap<String, bool>,
+    /// The study stops after this many runs, for this reason.
+    pub stop: Option<(usize, String)>,
 }
 
 impl ExperimentPlan {
@@ -161,6 +170,8 @@ impl ExperimentPlan {
             max_turns: 12,
             max_run_ms: 180_000,
             max_output_tokens: self.max_output_tokens,
+            max_call_ms: None,
+            max_cost_usd: None,
         }
     }
 
@@ -180,8 +191,11 @@ impl ExperimentPlan {
                             incident: None,
                             replaces: None,
                             force_pass: false,
+                            forced: None,
+                            start_tier: 0,
                         };
                         cell.incident = self.incidents.get(&cell.run_id()).copied();
+                        cell.forced = self.forced.get(&cell.run_id()).copied();
                         cells.push(cell);
                     }
                 }
@@ -288,6 +302,7 @@ fn grid(seeds: Vec<u64>) -> Grid {
         profiles: vec!["careful".to_string(), "fast".to_string()],
         seeds,
         policies: policies().into_iter().map(|p| p.id).collect(),
+        runs_per_cell: 1,
     }
 }
 
@@ -362,6 +377,8 @@ pub fn sample() -> Vec<ExperimentPlan> {
             "Stopping rule: the grid runs once; no cell is rerun unless it never reached the provider.".to_string(),
         ],
         drafts: 0,
+        forced: BTreeMap::new(),
+        stop: None,
     };
     let mut incidents = BTreeMap::new();
     let id = |task: &str, profile: &str, seed: u64, policy: &str| {
@@ -394,7 +411,151 @@ pub fn sample() -> Vec<ExperimentPlan> {
         incidents,
         ..e01.clone()
     };
-    vec![e01, e02]
+    let (e03, e04) = (e03(&e01), e04(&e01));
+    vec![e01, e02, e03, e04]
+}
+
+/// The policies of the latency studies: the sample's three, a speculative
+/// ladder and tier memory.
+fn latency_policies() -> Vec<Policy> {
+    let mut out = policies();
+    let all = ["small", "medium", "large"].map(String::from).to_vec();
+    out.push(Policy {
+        id: "speculative".to_string(),
+        label: "Speculative ladder (small and medium together, large if both fail)".to_string(),
+        kind: PolicyKind::Speculative,
+        tiers: all.clone(),
+    });
+    out.push(Policy {
+        id: "tier-memory".to_string(),
+        label: "Tier memory (start where the task last passed)".to_string(),
+        kind: PolicyKind::TierMemory,
+        tiers: all,
+    });
+    out
+}
+
+/// A policy answers within 30 s on average and costs less per task than always-large.
+fn latency_rule(policy: &str) -> Rule {
+    Rule::All(vec![
+        compare(
+            metric(Metric::MeanTime, policy),
+            CompareOp::Lt,
+            Operand::Value(Constant { value: 30.0 }),
+            0.0,
+        ),
+        compare(
+            metric(Metric::CostPerTask, policy),
+            CompareOp::Lt,
+            Operand::Metric(metric(Metric::CostPerTask, "always-large")),
+            0.0,
+        ),
+    ])
+}
+
+/// A study stopped before its grid completed: a call timed out as the small
+/// tier slowed, its usage was lost, and the ledger failed closed.
+fn e03(base: &ExperimentPlan) -> ExperimentPlan {
+    let mut plan = ExperimentPlan {
+        id: "E03".to_string(),
+        title: "Latency policies, stopped".to_string(),
+        question: "Do a speculative ladder and tier memory answer within 30 s on average, for less per task than always-large?".to_string(),
+        max_output_tokens: 8192,
+        registered_at: "2026-10-28T14:30:00Z".to_string(),
+        start_ms: millis("2026-10-28T14:44:00Z"),
+        policies: latency_policies(),
+        grid: Grid {
+            policies: vec!["speculative".into(), "tier-memory".into(), "always-large".into()],
+            ..grid(vec![1, 2, 3])
+        },
+        hypotheses: vec![
+            hypothesis("H7", "The speculative ladder answers within 30 s on average and costs less per task than always-large.", latency_rule("speculative")),
+            hypothesis("H8", "Tier memory answers within 30 s on average and costs less per task than always-large.", latency_rule("tier-memory")),
+        ],
+        incidents: BTreeMap::new(),
+        stop: Some((
+            6,
+            "A call timed out as the small tier's throughput fell and returned no usage; the token ledger failed closed and the study was stopped. The cells not run are reported as not run.".to_string(),
+        )),
+        ..base.clone()
+    };
+    // The last run before the stop: its second read timed out.
+    if let Some(cell) = plan.cells().get(5) {
+        plan.incidents.insert(cell.run_id(), Incident::CallTimeout);
+    }
+    plan
+}
+
+/// The latency study on a fresh grid, every policy side by side. Each
+/// cell's outcome is fixed so that the pass rates and their spread across
+/// seeds are those the source study published: 94.4% ± 9.6 for the ladder,
+/// the speculative ladder and tier memory, 88.9% ± 9.6 for always-large and
+/// 55.6% ± 9.6 for always-medium.
+fn e04(base: &ExperimentPlan) -> ExperimentPlan {
+    let grid = Grid {
+        policies: latency_policies().into_iter().map(|p| p.id).collect(),
+        ..grid(vec![1, 2, 3])
+    };
+    let (research, transform, program) =
+        (fixtures::RESEARCH, fixtures::TRANSFORM, fixtures::PROGRAM);
+    let failing: [(&str, &str, &str, u64); 13] = [
+        ("always-large", research, "careful", 2),
+        ("always-large", program, "fast", 3),
+        ("always-medium", research, "careful", 1),
+        ("always-medium", research, "fast", 1),
+        ("always-medium", research, "careful", 2),
+        ("always-medium", research, "fast", 2),
+        ("always-medium", program, "careful", 2),
+        ("always-medium", research, "careful", 3),
+        ("always-medium", research, "fast", 3),
+        ("always-medium", transform, "fast", 3),
+        ("ladder", program, "careful", 3),
+        ("speculative", research, "fast", 1),
+        ("tier-memory", transform, "careful", 2),
+    ];
+    let id = |policy: &str, task: &str, profile: &str, seed: u64| {
+        format!("E04-{task}-{profile}-s{seed}-{policy}")
+    };
+    let mut forced = BTreeMap::new();
+    for task in &grid.tasks {
+        for profile in &grid.profiles {
+            for seed in &grid.seeds {
+                for policy in &grid.policies {
+                    let fails = failing
+                        .iter()
+                        .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), *seed));
+                    forced.insert(id(policy, task, profile, *seed), !fails);
+                }
+            }
+        }
+    }
+    ExperimentPlan {
+        id: "E04".to_string(),
+        title: "Latency policies on a fresh grid".to_string(),
+        question: "With each call bounded by the run's remaining time, do a speculative ladder and tier memory answer within 30 s on average, for less per task than always-large?".to_string(),
+        max_output_tokens: 8192,
+        registered_at: "2026-10-29T08:00:00Z".to_string(),
+        start_ms: millis("2026-10-29T08:30:00Z"),
+        policies: latency_policies(),
+        grid,
+        hypotheses: vec![
+            hypothesis("H9", "The speculative ladder answers within 30 s on average and costs less per task than always-large.", latency_rule("speculative")),
+            hypothesis("H10", "Tier memory answers within 30 s on average and costs less per task than always-large.", latency_rule("tier-memory")),
+            hypothesis(
+                "H11",
+                "No provider call times out under any policy.",
+                Rule::All(
+                    latency_policies()
+                        .iter()
+                        .map(|p| compare(metric(Metric::Timeouts, &p.id), CompareOp::Le, Operand::Value(Constant { value: 0.0 }), 0.0))
+                        .collect(),
+                ),
+            ),
+        ],
+        incidents: BTreeMap::new(),
+        forced,
+        ..base.clone()
+    }
 }
 
 /// One large experiment of `runs` runs for scale tests.

@@ -6,14 +6,18 @@ use receipts_verifier::cost::Cost;
 use receipts_verifier::decide::decide;
 use receipts_verifier::facts::RunFacts;
 use receipts_verifier::model::{
-    Analysis, Correction, Experiment, ExperimentKind, FormatVersion, HypothesisOutcome,
-    Preregistration, Provenance, ResultRow, Run, SecondaryAnalysis, Summary, SummaryKind,
+    Analysis, Correction, Covers, Deviations, Experiment, ExperimentKind, FormatVersion,
+    HypothesisOutcome, Outcome, Preregistration, Provenance, ResultRow, Run, SecondaryAnalysis,
+    Summary, SummaryKind, Task, RESULT_COLUMNS,
 };
 use receipts_verifier::numbers::{
     analyze, latest_runs, primary_runs, result_row, round_to, rounded, JudgedRun,
 };
-use receipts_verifier::prereg::preregistration_digest;
+use receipts_verifier::prereg::{
+    preregistration_digest, registration_digest, rules_digest, task_digest,
+};
 use receipts_verifier::time::{format, UnixMillis};
+use receipts_verifier::verify::{grid_receipts, rule_policies};
 
 use super::plan::ExperimentPlan;
 
@@ -52,8 +56,9 @@ pub fn log(plan: &ExperimentPlan, deviations: &[String]) -> String {
     out
 }
 
-pub fn experiment(plan: &ExperimentPlan, log: &str) -> Experiment {
-    Experiment {
+/// The experiment record, its registration covering the log, its rules and `tasks`.
+pub fn experiment(plan: &ExperimentPlan, log: &str, tasks: &[&Task]) -> Experiment {
+    let mut experiment = Experiment {
         format_version: FormatVersion,
         kind: ExperimentKind::Experiment,
         id: plan.id.clone(),
@@ -63,8 +68,9 @@ pub fn experiment(plan: &ExperimentPlan, log: &str) -> Experiment {
         preregistration: Preregistration {
             log: "LOG.md".to_string(),
             end_marker: END_MARKER.to_string(),
-            sha256: preregistration_digest(log, END_MARKER).unwrap_or_default(),
+            sha256: String::new(),
             registered_at: plan.registered_at.clone(),
+            covers: None,
         },
         grid: plan.grid.clone(),
         tiers: plan.tier_records(),
@@ -72,7 +78,20 @@ pub fn experiment(plan: &ExperimentPlan, log: &str) -> Experiment {
         prices: plan.prices(),
         limits: plan.limits(),
         hypotheses: plan.hypotheses.clone(),
-    }
+    };
+    let covers = Covers {
+        log: preregistration_digest(log, END_MARKER).unwrap_or_default(),
+        rules: rules_digest(&experiment),
+        tasks: tasks
+            .iter()
+            .filter(|t| plan.grid.tasks.contains(&t.id))
+            .map(|t| (t.id.clone(), task_digest(t)))
+            .collect(),
+    };
+    experiment.preregistration.sha256 =
+        registration_digest(&covers.log, &covers.rules, &covers.tasks);
+    experiment.preregistration.covers = Some(covers);
+    experiment
 }
 
 /// Whether each attempt passed, from the checks recorded with it.
@@ -89,6 +108,7 @@ pub fn attempts_passed(run: &Run) -> Vec<bool> {
 pub fn summary(
     experiment: &Experiment,
     runs: &[Run],
+    deviations: Option<&Deviations>,
     published_at: i64,
     with_corrections: bool,
 ) -> Summary {
@@ -120,12 +140,21 @@ pub fn summary(
     } else {
         Vec::new()
     };
+    // A hypothesis over a policy whose cells did not all run is not decided.
+    let incomplete = grid_receipts(&experiment.id, experiment, &judged, deviations).incomplete;
     let hypotheses = experiment
         .hypotheses
         .iter()
         .map(|h| HypothesisOutcome {
             id: h.id.clone(),
-            outcome: decide(&h.rule, &primary),
+            outcome: if rule_policies(&h.rule)
+                .iter()
+                .any(|p| incomplete.contains(*p))
+            {
+                Outcome::NotDecided
+            } else {
+                decide(&h.rule, &primary)
+            },
         })
         .collect();
     let mut published = rounded(&primary);
@@ -201,6 +230,7 @@ fn first_publication_mistakes(
                 corrected: serde_json::to_value(ladder.cost_per_task_usd).unwrap_or_default(),
                 reason: "The first figure averaged only the runs whose cost was known and left out a run whose call timed out and lost its usage. Its cost is now carried as a bound.".to_string(),
                 corrected_at: corrected_at.clone(),
+                published_in: None,
             });
         }
     }
@@ -216,6 +246,7 @@ fn first_publication_mistakes(
                 corrected: serde_json::json!(ladder.pass_rate_pct),
                 reason: "The first figure counted a rerun in place of a run the token ledger had stopped after it reached the provider. The pre-registered rule keeps such runs.".to_string(),
                 corrected_at,
+                published_in: None,
             });
         }
     }
@@ -247,8 +278,9 @@ fn as_first_published(analysis: &Analysis, corrections: &[Correction]) -> Analys
 pub fn results(experiment: &Experiment, runs: &[Run]) -> Vec<ResultRow> {
     runs.iter()
         .filter_map(|run| {
-            let passed = attempts_passed(run).last().copied().unwrap_or(false);
-            let row = result_row(&RunFacts::of(run, &experiment.prices), passed).ok()?;
+            let facts = RunFacts::of(run, &experiment.prices);
+            let passed = facts.passed(&attempts_passed(run));
+            let row = result_row(&facts, passed).ok()?;
             Some(ResultRow {
                 cost_usd_low: round_to(row.cost_usd_low, 6),
                 cost_usd_high: round_to(row.cost_usd_high, 6),
@@ -257,4 +289,29 @@ pub fn results(experiment: &Experiment, runs: &[Run]) -> Vec<ResultRow> {
             })
         })
         .collect()
+}
+
+/// `results.csv`: costs written to the micro-dollar and times to the tenth
+/// of a second, trailing zeros included (the text is the precision claimed).
+pub fn results_csv(rows: &[ResultRow]) -> Vec<u8> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let _ = csv.write_record(RESULT_COLUMNS);
+    for r in rows {
+        let _ = csv.write_record([
+            r.run.clone(),
+            r.task.clone(),
+            r.profile.clone(),
+            r.seed.to_string(),
+            r.policy.clone(),
+            r.tiers.clone(),
+            r.passed.to_string(),
+            format!("{:.6}", r.cost_usd_low),
+            format!("{:.6}", r.cost_usd_high),
+            format!("{:.1}", r.time_s),
+            r.truncations.to_string(),
+            r.timeouts.to_string(),
+            r.replaces.clone(),
+        ]);
+    }
+    csv.into_inner().unwrap_or_default()
 }

@@ -26,6 +26,8 @@ pub struct ExperimentView {
     pub simulated: bool,
     pub href: String,
     pub registered_at: String,
+    /// What backs the registration time: `self-asserted` when nothing does.
+    pub registration_anchor: String,
     pub grid: Grid,
     pub cells: usize,
     pub runs: usize,
@@ -389,6 +391,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
     let prereg_subjects = [
         format!("{}/{}", loaded.dir, e.preregistration.log),
         format!("{}/experiment.json", loaded.dir),
+        format!("{}/deviations.json", loaded.dir),
     ];
     let results_subject = format!("{}/results.csv", loaded.dir);
     ExperimentView {
@@ -398,6 +401,10 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
         simulated: e.provenance == Provenance::Simulated,
         href: experiment_href(&e.id),
         registered_at: e.preregistration.registered_at.clone(),
+        registration_anchor: format!(
+            "{}: nothing outside the record backs this time",
+            receipts_verifier::verify::ANCHOR_NONE
+        ),
         grid: e.grid.clone(),
         cells: e.grid.cells(),
         runs: loaded.runs.len(),

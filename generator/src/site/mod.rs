@@ -82,6 +82,9 @@ pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
     if loaded.results.is_some() {
         names.push("results.csv".to_string());
     }
+    if loaded.deviations.is_some() {
+        names.push("deviations.json".to_string());
+    }
     names
 }
 

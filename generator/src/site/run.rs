@@ -51,6 +51,8 @@ pub struct RunView {
     pub started_at: String,
     /// The recorded outcome against the recomputed one.
     pub outcome: Option<ReceiptView>,
+    /// How the run was conducted: its policy, the limits, whether its record is possible.
+    pub conduct: Vec<ReceiptView>,
     /// The recomputed outcome.
     pub passed: bool,
     pub tally: Tally,
@@ -223,6 +225,12 @@ pub fn run_view(
             .iter()
             .find(|r| r.claim == "outcome")
             .map(ReceiptView::from),
+        conduct: verification
+            .receipts
+            .iter()
+            .filter(|r| receipts_verifier::verify::is_conduct(&r.claim))
+            .map(ReceiptView::from)
+            .collect(),
         passed: verification.passed(),
         tally: Tally::of(&verification.receipts),
         tiers: verification.facts.tiers_tried().join(" → "),

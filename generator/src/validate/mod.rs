@@ -294,6 +294,15 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
                 "a policy needs at least one tier",
             ));
         }
+        if policy.kind == receipts_verifier::model::PolicyKind::Speculative
+            && policy.tiers.len() < 2
+        {
+            return Err(InputError::at(
+                file,
+                format!("policies[{i}].tiers"),
+                "a speculative ladder calls two tiers together: it needs at least two",
+            ));
+        }
         for (j, t) in policy.tiers.iter().enumerate() {
             if !tiers.contains(t.as_str()) {
                 return Err(InputError::at(

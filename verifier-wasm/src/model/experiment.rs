@@ -37,7 +37,8 @@ pub enum ExperimentKind {
     Experiment,
 }
 
-/// The pre-registered part of the experiment's log and the hash committed for it.
+/// What was registered before the first provider call, and the digest
+/// committed for it (see `receipts_verifier::prereg`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -47,13 +48,34 @@ pub struct Preregistration {
     /// The line that ends the pre-registered part. Everything before the first
     /// line equal to it is hashed; deviations are appended after it.
     pub end_marker: String,
-    /// SHA-256 committed for the pre-registered part, lowercase hex.
+    /// The registration digest: the SHA-256 of the statement listing what
+    /// `covers` lists. (Without `covers`, the SHA-256 of the log's
+    /// pre-registered part alone: a registration that fails its receipt.)
     pub sha256: String,
-    /// When the pre-registration was committed (UTC).
+    /// When the pre-registration was committed (UTC), as the record says.
     pub registered_at: String,
+    /// The digest of each registered part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Covers>,
 }
 
-/// The cells the experiment runs: every task × profile × seed × policy.
+/// The digest of each part a registration covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Covers {
+    /// SHA-256 of the log's pre-registered part.
+    pub log: String,
+    /// SHA-256 of the rules: `experiment.json` without `preregistration`, in canonical JSON.
+    pub rules: String,
+    /// SHA-256 of each task of the grid, in canonical JSON, by task id.
+    pub tasks: BTreeMap<String, String>,
+}
+
+/// The cells the experiment runs: every task × profile × seed × policy,
+/// each `runs_per_cell` times. Verification holds the runs on record to it:
+/// every cell holds exactly its runs in the primary analysis, and every
+/// other run is a rerun declared in `deviations.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -62,12 +84,53 @@ pub struct Grid {
     pub profiles: Vec<String>,
     pub seeds: Vec<u64>,
     pub policies: Vec<String>,
+    /// How many runs each cell holds in the primary analysis (usually 1).
+    pub runs_per_cell: u32,
 }
 
 impl Grid {
     /// The number of cells in the grid.
     pub fn cells(&self) -> usize {
         self.tasks.len() * self.profiles.len() * self.seeds.len() * self.policies.len()
+    }
+
+    /// Every cell, in grid order (task, then profile, seed and policy).
+    pub fn each_cell(&self) -> Vec<Cell<'_>> {
+        let mut out = Vec::with_capacity(self.cells());
+        for task in &self.tasks {
+            for profile in &self.profiles {
+                for seed in &self.seeds {
+                    for policy in &self.policies {
+                        out.push(Cell {
+                            task,
+                            profile,
+                            seed: *seed,
+                            policy,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One cell of a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell<'a> {
+    pub task: &'a str,
+    pub profile: &'a str,
+    pub seed: u64,
+    pub policy: &'a str,
+}
+
+impl std::fmt::Display for Cell<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} · {} · seed {} · {}",
+            self.task, self.profile, self.seed, self.policy
+        )
     }
 }
 
@@ -103,6 +166,11 @@ pub enum PolicyKind {
     Single,
     /// Cheapest first; escalate to the next tier when the checks fail.
     Ladder,
+    /// The first two tiers called together; the next tier only if both fail.
+    Speculative,
+    /// A ladder that starts at the tier where the task last passed under
+    /// this policy (at the first tier until it has passed).
+    TierMemory,
 }
 
 /// Prices per model, in USD per million tokens, under a named version.
@@ -127,15 +195,24 @@ pub struct ModelPrice {
     pub output_per_mtok: f64,
 }
 
-/// The bounds every run of the experiment works within.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The bounds every run of the experiment works within. Verification holds
+/// each run to them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
+    /// Turns per attempt, at most.
     pub max_turns: u32,
+    /// A run's wall time, from its start to the end of its last attempt, at most.
     pub max_run_ms: u64,
-    /// The output budget (`max_tokens`) of every provider call.
+    /// The output budget (`max_tokens`) of every provider call, at most.
     pub max_output_tokens: u64,
+    /// A provider call's time, at most (the client's timeout), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_call_ms: Option<u64>,
+    /// A run's cost in USD, at most (a spending cap), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
 }
 
 /// A pre-registered hypothesis with its machine-readable decision rule.

@@ -5,6 +5,7 @@
 //! read. `docs/FORMAT.md` describes the layout on disk; `receipts schema`
 //! prints the JSON Schema generated from these types.
 
+mod deviation;
 mod experiment;
 mod harness;
 mod regression;
@@ -14,6 +15,7 @@ mod showcase;
 mod summary;
 mod task;
 
+pub use deviation::*;
 pub use experiment::*;
 pub use harness::*;
 pub use regression::*;

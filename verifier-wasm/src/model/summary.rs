@@ -131,7 +131,29 @@ pub struct Correction {
     pub corrected: serde_json::Value,
     pub reason: String,
     pub corrected_at: String,
+    /// The SHA-256 of the summary that published `original` (an object in
+    /// `experiments/objects/`): the summary as first published, or as the
+    /// correction before this one left it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_in: Option<String>,
 }
+
+/// The columns of `results.csv`, in the order they are written.
+pub const RESULT_COLUMNS: [&str; 13] = [
+    "run",
+    "task",
+    "profile",
+    "seed",
+    "policy",
+    "tiers",
+    "passed",
+    "cost_usd_low",
+    "cost_usd_high",
+    "time_s",
+    "truncations",
+    "timeouts",
+    "replaces",
+];
 
 /// One row of `experiments/<id>/results.csv`: the published per-run table,
 /// failures and reruns included.

@@ -9,8 +9,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    benchmark_path, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite,
-    ResultRow, Run, SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
+    benchmark_path, Deviations, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark,
+    RegressionSuite, ResultRow, Run, SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
 };
 
 use super::{ExperimentCheck, Receipt, Tally};
@@ -91,6 +91,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
             _ => false,
         })
         .collect();
+    let mut verified_experiments = Vec::new();
     for dir in dirs {
         let Some(experiment) = parse::<Experiment>(
             &format!("{dir}/experiment.json"),
@@ -107,7 +108,20 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 Scope::Run { run, .. } => **p == format!("{runs_prefix}{run}.json"),
                 _ => true,
             })
-            .filter_map(|(p, b)| parse::<Run>(p, b, &mut receipts))
+            .filter_map(|(p, b)| {
+                let run = parse::<Run>(p, b, &mut receipts)?;
+                if *p != format!("{runs_prefix}{}.json", run.id) {
+                    receipts.push(Receipt::new(
+                        p,
+                        "id",
+                        &run.id,
+                        "the file's name differs",
+                        false,
+                    ));
+                    return None;
+                }
+                Some(run)
+            })
             .collect();
         let log_path = format!("{dir}/{}", experiment.preregistration.log);
         let log = files
@@ -137,12 +151,19 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 }
             }
         });
+        let deviations_path = format!("{dir}/deviations.json");
+        let deviations: Option<Deviations> = files
+            .get(&deviations_path)
+            .and_then(|b| parse(&deviations_path, b, &mut receipts));
         let check = ExperimentCheck {
             dir,
             experiment: &experiment,
             log: &log,
             summary: summary.as_ref(),
+            summary_text: files.get(&summary_path).map(Vec::as_slice),
             results: results.as_deref(),
+            results_text: files.get(&results_path).map(Vec::as_slice),
+            deviations: deviations.as_ref(),
             tasks: &tasks,
             objects: &objects,
         };
@@ -153,13 +174,18 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                     receipts.extend(check.verify_run(&inputs, run).receipts);
                 }
             }
-            _ => receipts.extend(
-                super::verify_experiment(&check, &runs)
-                    .all_receipts()
-                    .cloned(),
-            ),
+            _ => {
+                let verified = super::verify_experiment(&check, &runs);
+                receipts.extend(verified.all_receipts().cloned());
+                verified_experiments.push((dir, verified));
+            }
         }
     }
+    receipts.extend(super::reused_across(
+        verified_experiments
+            .iter()
+            .map(|(dir, v)| (*dir, v.runs.iter().map(|r| &r.facts).collect())),
+    ));
     harness(files, scope, &mut receipts);
     regressions(files, &objects, scope, &mut receipts);
     BundleResult {

@@ -2,19 +2,22 @@
 //! run, every published number and hypothesis outcome (with corrections
 //! applied), and every row of the published results table.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use serde_json::Value;
+use std::collections::BTreeMap;
 
 use crate::decide::decide;
 use crate::facts::RunFacts;
-use crate::model::{Analysis, Correction, Experiment, Outcome, ResultRow, Run, Summary, Task};
-use crate::numbers::{analyze, latest_runs, primary_runs, result_row, JudgedRun};
-use crate::prereg::preregistration_digest;
+use crate::model::{
+    Analysis, Deviations, Experiment, Operand, Outcome, ResultRow, Rule, Run, Summary, Task,
+};
+use crate::numbers::{analyze, latest_runs, primary_runs, JudgedRun};
+use crate::prereg::{preregistration_digest, registration_digest, rules_digest, task_digest};
 use crate::time;
 
-use super::published::{analysis_fields, display, display_like, published_fields, values_agree};
+use super::conduct::conduct_receipts;
+use super::grid::grid_receipts;
+use super::results::results_receipts;
 use super::run::{task_input_bytes, verify_run, verify_task_inputs};
+use super::summary::{summary_receipts, SummaryInput};
 use super::{Objects, Receipt, RunVerification};
 
 /// Everything verification reads of one experiment.
@@ -24,7 +27,13 @@ pub struct ExperimentCheck<'a> {
     pub experiment: &'a Experiment,
     pub log: &'a str,
     pub summary: Option<&'a Summary>,
+    /// The summary's bytes, for its numbers as written.
+    pub summary_text: Option<&'a [u8]>,
     pub results: Option<&'a [ResultRow]>,
+    /// The results table's bytes, for its numbers as written.
+    pub results_text: Option<&'a [u8]>,
+    /// `deviations.json`, when the experiment has one.
+    pub deviations: Option<&'a Deviations>,
     pub tasks: &'a BTreeMap<String, Task>,
     pub objects: &'a (dyn Objects + Sync),
 }
@@ -85,7 +94,7 @@ impl ExperimentCheck<'_> {
     /// Verifies one run of the experiment.
     pub fn verify_run(&self, inputs: &TaskInputs, run: &Run) -> RunVerification {
         let subject = format!("{}/runs/{}.json", self.dir, run.id);
-        match (self.tasks.get(&run.task), inputs.get(&run.task)) {
+        let mut verified = match (self.tasks.get(&run.task), inputs.get(&run.task)) {
             (Some(task), Some(bytes)) => verify_run(
                 &subject,
                 run,
@@ -105,7 +114,16 @@ impl ExperimentCheck<'_> {
                     "the task is not part of the experiment",
                 )],
             },
-        }
+        };
+        let conduct = conduct_receipts(
+            &subject,
+            self.experiment,
+            run,
+            &verified.attempts_passed,
+            &verified.facts,
+        );
+        verified.receipts.extend(conduct);
+        verified
     }
 
     /// Recomputes the experiment's numbers from its verified runs (one per
@@ -135,22 +153,37 @@ impl ExperimentCheck<'_> {
             RERUNS_REPLACE.to_string(),
             analyze(e, &latest_runs(&judged)).unwrap_or(empty),
         );
+        let grid = grid_receipts(self.dir, e, &judged, self.deviations);
+        receipts.extend(grid.receipts);
+        // A rule over a policy whose cells did not all run is not decided.
         let hypotheses: Vec<(String, Outcome)> = e
             .hypotheses
             .iter()
-            .map(|h| (h.id.clone(), decide(&h.rule, &primary)))
+            .map(|h| {
+                let complete = rule_policies(&h.rule)
+                    .iter()
+                    .all(|p| !grid.incomplete.contains(*p));
+                let outcome = if complete {
+                    decide(&h.rule, &primary)
+                } else {
+                    Outcome::NotDecided
+                };
+                (h.id.clone(), outcome)
+            })
             .collect();
         if let Some(summary) = self.summary {
-            receipts.extend(summary_receipts(
-                self.dir,
+            receipts.extend(summary_receipts(&SummaryInput {
+                dir: self.dir,
                 summary,
-                &primary,
-                &secondary,
-                &hypotheses,
-            ));
+                text: self.summary_text,
+                primary: &primary,
+                secondary: &secondary,
+                hypotheses: &hypotheses,
+                objects: self.objects,
+            }));
         }
         if let Some(rows) = self.results {
-            receipts.extend(results_receipts(self.dir, rows, &judged));
+            receipts.extend(results_receipts(self.dir, rows, self.results_text, &judged));
         }
         drop(judged);
         ExperimentVerification {
@@ -163,34 +196,118 @@ impl ExperimentCheck<'_> {
     }
 }
 
+/// The policies a rule reads.
+pub fn rule_policies(rule: &Rule) -> Vec<&str> {
+    match rule {
+        Rule::All(rules) | Rule::Any(rules) => rules.iter().flat_map(rule_policies).collect(),
+        Rule::Compare { left, right, .. } => {
+            let mut out = vec![left.policy.as_str()];
+            if let Operand::Metric(m) = right {
+                out.push(m.policy.as_str());
+            }
+            out
+        }
+    }
+}
+
 fn preregistration(input: &ExperimentCheck<'_>, runs: &[RunVerification]) -> Vec<Receipt> {
     let e = input.experiment;
     let p = &e.preregistration;
     let log_subject = format!("{}/{}", input.dir, p.log);
-    let digest = match preregistration_digest(input.log, &p.end_marker) {
-        Some(d) => Receipt::new(
-            &log_subject,
-            "pre-registered part (SHA-256)",
-            &p.sha256,
-            &d,
-            d == p.sha256,
-        ),
-        None => Receipt::new(
-            &log_subject,
-            "pre-registered part (SHA-256)",
-            &p.sha256,
-            "the end marker line is missing",
-            false,
-        ),
-    };
-    let first_call = runs.iter().filter_map(|v| v.facts.first_call.clone()).min();
     let subject = format!("{}/experiment.json", input.dir);
+    let digest_receipt =
+        |subject: &str, claim: &str, recorded: &str, recomputed: Option<String>, missing: &str| {
+            match recomputed {
+                Some(d) => Receipt::new(subject, claim, recorded, &d, d == recorded),
+                None => Receipt::new(subject, claim, recorded, missing, false),
+            }
+        };
+    let log_digest = preregistration_digest(input.log, &p.end_marker);
+    let rules = rules_digest(e);
+    let tasks: BTreeMap<String, String> = crate::btree::map(
+        e.grid
+            .tasks
+            .iter()
+            .filter_map(|id| input.tasks.get(id).map(|t| (id.clone(), task_digest(t)))),
+    );
+    let mut out = Vec::new();
+    match &p.covers {
+        None => {
+            out.push(digest_receipt(
+                &log_subject,
+                "pre-registered part (SHA-256)",
+                &p.sha256,
+                log_digest.clone(),
+                "the end marker line is missing",
+            ));
+            let log = log_digest.unwrap_or_default();
+            out.push(Receipt::new(
+                &subject,
+                "registration covers the rules and tasks",
+                "the log only",
+                format!(
+                    "add to `preregistration` \"covers\": {{\"log\": \"{log}\", \"rules\": \"{rules}\", \"tasks\": {}}} and set \"sha256\" to {}",
+                    serde_json::to_string(&tasks).unwrap_or_default(),
+                    registration_digest(&log, &rules, &tasks)
+                ),
+                false,
+            ));
+        }
+        Some(covers) => {
+            out.push(digest_receipt(
+                &log_subject,
+                "pre-registered part (SHA-256)",
+                &covers.log,
+                log_digest,
+                "the end marker line is missing",
+            ));
+            out.push(digest_receipt(
+                &subject,
+                "registered rules (SHA-256)",
+                &covers.rules,
+                Some(rules),
+                "",
+            ));
+            for id in &e.grid.tasks {
+                let claim = format!("registered task `{id}` (SHA-256)");
+                let task_subject = format!("tasks/{id}.json");
+                match covers.tasks.get(id) {
+                    Some(recorded) => out.push(digest_receipt(
+                        &task_subject,
+                        &claim,
+                        recorded,
+                        tasks.get(id).cloned(),
+                        "no such task",
+                    )),
+                    None => out.push(Receipt::new(
+                        &task_subject,
+                        claim,
+                        "not covered",
+                        "a task of the grid the registration does not cover",
+                        false,
+                    )),
+                }
+            }
+            out.push(digest_receipt(
+                &subject,
+                "registration digest (SHA-256)",
+                &p.sha256,
+                Some(registration_digest(
+                    &covers.log,
+                    &covers.rules,
+                    &covers.tasks,
+                )),
+                "",
+            ));
+        }
+    }
+    let first_call = runs.iter().filter_map(|v| v.facts.first_call.clone()).min();
     let claim = "pre-registered before the first provider call";
     let timing = match (time::parse(&p.registered_at), first_call) {
         (Ok(reg), Some((first, first_text))) => Receipt::new(
             &subject,
             claim,
-            format!("registered {}", p.registered_at),
+            format!("registered {} ({ANCHOR_NONE})", p.registered_at),
             format!("first call {first_text}"),
             reg < first,
         ),
@@ -202,192 +319,9 @@ fn preregistration(input: &ExperimentCheck<'_>, runs: &[RunVerification]) -> Vec
         ),
         (Err(e), _) => Receipt::new(&subject, claim, &p.registered_at, e.to_string(), false),
     };
-    vec![digest, timing]
-}
-
-fn summary_receipts(
-    dir: &str,
-    summary: &Summary,
-    primary: &Analysis,
-    secondary: &BTreeMap<String, Analysis>,
-    hypotheses: &[(String, Outcome)],
-) -> Vec<Receipt> {
-    let subject = format!("{dir}/summary.json");
-    let mut recomputed: BTreeMap<String, Value> = crate::btree::map(
-        analysis_fields("primary", primary)
-            .into_iter()
-            .map(|f| (f.path, f.value)),
-    );
-    for (id, analysis) in secondary {
-        recomputed.extend(
-            analysis_fields(&format!("secondary[{id}]"), analysis)
-                .into_iter()
-                .map(|f| (f.path, f.value)),
-        );
-    }
-    for (id, outcome) in hypotheses {
-        recomputed.insert(
-            format!("hypotheses[{id}].outcome"),
-            serde_json::to_value(outcome).unwrap_or(Value::Null),
-        );
-    }
-    let known_secondary: BTreeSet<&str> = crate::btree::set(secondary.keys().map(String::as_str));
-    let published = published_fields(summary);
-    let corrections: BTreeMap<&str, &Correction> =
-        crate::btree::map(summary.corrections.iter().map(|c| (c.field.as_str(), c)));
-
-    let mut out = Vec::new();
-    for field in &published {
-        let correction = corrections.get(field.path.as_str());
-        let effective = correction.map_or(&field.value, |c| &c.corrected);
-        let recorded = match correction {
-            Some(c) => format!(
-                "{} (corrected from {})",
-                display(&c.corrected),
-                display(&c.original)
-            ),
-            None => display(&field.value),
-        };
-        let receipt = match recomputed.get(&field.path) {
-            Some(value) => Receipt::new(
-                &subject,
-                &field.path,
-                recorded,
-                display_like(value, effective),
-                values_agree(effective, value),
-            ),
-            None if field.path.starts_with("secondary[")
-                && !known_secondary
-                    .iter()
-                    .any(|id| field.path.starts_with(&format!("secondary[{id}]"))) =>
-            {
-                Receipt::unchecked(
-                    &subject,
-                    &field.path,
-                    recorded,
-                    "this verifier does not know how to recompute that analysis",
-                )
-            }
-            None => Receipt::new(
-                &subject,
-                &field.path,
-                recorded,
-                "nothing to recompute it from (no such policy, tier or hypothesis with runs)",
-                false,
-            ),
-        };
-        out.push(receipt);
-    }
-    for c in &summary.corrections {
-        if !published.iter().any(|f| f.path == c.field) {
-            out.push(Receipt::new(
-                &subject,
-                format!("correction of {}", c.field),
-                display(&c.corrected),
-                "the summary publishes no such number",
-                false,
-            ));
-        }
-    }
+    out.push(timing);
     out
 }
 
-fn results_receipts(dir: &str, rows: &[ResultRow], judged: &[JudgedRun<'_>]) -> Vec<Receipt> {
-    let subject = format!("{dir}/results.csv");
-    let by_id: BTreeMap<&str, &JudgedRun<'_>> =
-        crate::btree::map(judged.iter().map(|j| (j.run.id.as_str(), j)));
-    let mut out = Vec::new();
-    let mut seen = BTreeSet::new();
-    for (i, row) in rows.iter().enumerate() {
-        // Line 1 is the header.
-        let claim = format!("line {} (run {})", i + 2, row.run);
-        seen.insert(row.run.as_str());
-        let Some(j) = by_id.get(row.run.as_str()) else {
-            out.push(Receipt::new(
-                &subject,
-                claim,
-                "a row",
-                "no run has this id",
-                false,
-            ));
-            continue;
-        };
-        let Ok(expected) = result_row(j.run, j.passed()) else {
-            out.push(Receipt::unchecked(
-                &subject,
-                claim,
-                "a row",
-                "a model of the run has no price",
-            ));
-            continue;
-        };
-        let (published, recomputed) = (row_values(row), row_values(&expected));
-        let differing: Vec<&str> = published
-            .iter()
-            .filter(|(k, v)| !recomputed.get(*k).is_some_and(|w| values_agree(v, w)))
-            .map(|(k, _)| *k)
-            .collect();
-        if differing.is_empty() {
-            out.push(Receipt::new(
-                &subject,
-                claim,
-                "every column",
-                "agrees",
-                true,
-            ));
-        } else {
-            let show = |values: &BTreeMap<&str, Value>, like: &BTreeMap<&str, Value>| {
-                differing
-                    .iter()
-                    .map(|k| format!("{k}={}", display_like(&values[k], &like[k])))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            out.push(Receipt::new(
-                &subject,
-                claim,
-                show(&published, &published),
-                show(&recomputed, &published),
-                false,
-            ));
-        }
-    }
-    for j in judged {
-        if !seen.contains(j.run.id.as_str()) {
-            out.push(Receipt::new(
-                &subject,
-                format!("run {}", j.run.id),
-                "no row",
-                "a run on record",
-                false,
-            ));
-        }
-    }
-    out
-}
-
-fn row_values(row: &ResultRow) -> BTreeMap<&'static str, Value> {
-    let Value::Object(map) = serde_json::to_value(row).unwrap_or(Value::Null) else {
-        return BTreeMap::new();
-    };
-    const COLUMNS: [&str; 13] = [
-        "run",
-        "task",
-        "profile",
-        "seed",
-        "policy",
-        "tiers",
-        "passed",
-        "cost_usd_low",
-        "cost_usd_high",
-        "time_s",
-        "truncations",
-        "timeouts",
-        "replaces",
-    ];
-    crate::btree::map(
-        COLUMNS
-            .iter()
-            .filter_map(|c| map.get(*c).map(|v| (*c, v.clone()))),
-    )
-}
+/// What backs a registration time that nothing outside the record attests.
+pub const ANCHOR_NONE: &str = "self-asserted";

@@ -6,23 +6,31 @@
 //! directory of the input, `data/` in a built site).
 
 mod bundle;
+mod conduct;
+pub use conduct::{is_conduct, wall_ms, MAX_TOKENS_PER_SECOND};
 mod experiment;
+mod grid;
 mod harness;
 mod published;
 mod regression;
 mod report;
+mod results;
 mod run;
+mod summary;
 
 pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
-    verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs, RERUNS_REPLACE,
+    rule_policies, verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs,
+    ANCHOR_NONE, RERUNS_REPLACE,
 };
+pub use grid::{grid_receipts, reused_across, GridFindings};
 pub use harness::{
     allowed, figures, percentile, verify_harness_run, verify_suite, CapReached, HarnessFigures,
     SuiteVerification,
 };
 pub use published::{
-    agrees, agrees_to, display, display_like, published_fields, values_agree, PublishedField,
+    agrees, agrees_to, display, display_like, display_literal, judge, published_fields,
+    values_agree, Precision, PublishedField, Verdict,
 };
 pub use regression::{
     action, benchmark_rates, decide, edit_cost, level0, same_side_effects, verdict,

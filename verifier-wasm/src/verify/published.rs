@@ -6,6 +6,8 @@
 //! `secondary[reruns-replace].policies[ladder].runs` and `hypotheses[H1].outcome`.
 //! Corrections name the number they amend by the same path.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::cost::Cost;
@@ -58,6 +60,161 @@ pub fn values_agree(published: &Value, recomputed: &Value) -> bool {
     }
 }
 
+/// How precisely a kind of published figure must be written, at least.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Precision {
+    /// A count: a whole number, equal.
+    Whole,
+    /// At least this many decimals (a rate in percent to 0.1 point).
+    Decimals(u32),
+    /// At least this many decimals, or a unit no coarser than this share
+    /// of the value (a cost to 4 decimals of the currency or ±1%).
+    DecimalsOrShare(u32, f64),
+}
+
+impl Precision {
+    /// The precision required of a figure named `field` (its last name:
+    /// `pass_rate_pct`, `cost_usd_low`, `runs`, …).
+    pub fn of(field: &str) -> Precision {
+        match field {
+            "runs" | "attempts" | "truncations" | "timeouts" | "seed" => Precision::Whole,
+            f if f.ends_with("_usd") || f.starts_with("cost_usd") || f == "low" || f == "high" => {
+                Precision::DecimalsOrShare(4, 0.01)
+            }
+            f if f.ends_with("_pct") || f.ends_with("_s") => Precision::Decimals(1),
+            f if f.ends_with("_tps") => Precision::DecimalsOrShare(1, 0.01),
+            _ => Precision::Decimals(0),
+        }
+    }
+
+    fn required(self) -> String {
+        match self {
+            Precision::Whole => "a count is written as a whole number".to_string(),
+            Precision::Decimals(d) => format!("this figure needs at least {d} decimal(s)"),
+            Precision::DecimalsOrShare(d, share) => format!(
+                "this figure needs at least {d} decimals, or a last digit worth at most {}% of the value",
+                share * 100.0
+            ),
+        }
+    }
+}
+
+/// What a published number, as written, says of its recomputation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// The recomputed value rounds to it at the precision it is written with.
+    Agrees,
+    Differs,
+    /// Written more coarsely than its kind allows (the reason says how
+    /// precise it must be), or not a number.
+    Imprecise(String),
+}
+
+/// Judges a published number by its text (`71.0` claims one decimal, `71`
+/// none) against the recomputed value, under the precision its kind requires.
+pub fn judge(literal: &str, recomputed: f64, precision: Precision) -> Verdict {
+    let (Some(decimals), Ok(published)) = (literal_decimals(literal), literal.parse::<f64>())
+    else {
+        return Verdict::Imprecise(format!("`{literal}` is not a number"));
+    };
+    if !published.is_finite() || !recomputed.is_finite() {
+        return Verdict::Differs;
+    }
+    let half_unit = 0.5 * 10f64.powi(-(decimals as i32));
+    let precise_enough = match precision {
+        Precision::Whole => crate::literals::is_integer(literal),
+        Precision::Decimals(d) => decimals >= d,
+        Precision::DecimalsOrShare(d, share) => {
+            decimals >= d || 2.0 * half_unit <= share * published.abs()
+        }
+    };
+    if !precise_enough {
+        return Verdict::Imprecise(format!(
+            "`{literal}` is too coarse: {}",
+            precision.required()
+        ));
+    }
+    if (published - recomputed).abs() <= half_unit * (1.0 + 1e-9) {
+        Verdict::Agrees
+    } else {
+        Verdict::Differs
+    }
+}
+
+fn literal_decimals(literal: &str) -> Option<u32> {
+    crate::literals::decimals(literal)
+}
+
+/// A published value (a number, or a `low`/`high` bound) judged against its
+/// recomputation, by the text of each number: `literals` maps JSON
+/// Pointers to the numbers as written, `pointer` is the value's. Where a
+/// number's text is unknown, it is judged as serde_json writes it.
+pub fn judge_value(
+    published: &Value,
+    recomputed: &Value,
+    field: &str,
+    literals: Option<&BTreeMap<String, String>>,
+    pointer: &str,
+) -> Verdict {
+    match (published, recomputed) {
+        (Value::Number(p), Value::Number(r)) => {
+            let text = literals
+                .and_then(|l| l.get(pointer))
+                .cloned()
+                .unwrap_or_else(|| p.to_string());
+            match r.as_f64() {
+                Some(r) => judge(&text, r, Precision::of(field)),
+                None => Verdict::Differs,
+            }
+        }
+        (Value::Object(p), Value::Object(r)) => {
+            if p.len() != r.len() {
+                return Verdict::Differs;
+            }
+            let mut verdict = Verdict::Agrees;
+            for (key, value) in p {
+                let Some(other) = r.get(key) else {
+                    return Verdict::Differs;
+                };
+                match judge_value(value, other, key, literals, &format!("{pointer}/{key}")) {
+                    Verdict::Agrees => {}
+                    Verdict::Differs => verdict = Verdict::Differs,
+                    imprecise @ Verdict::Imprecise(_) => return imprecise,
+                }
+            }
+            verdict
+        }
+        _ if published == recomputed => Verdict::Agrees,
+        _ => Verdict::Differs,
+    }
+}
+
+/// The text of a published value: each number as written (`literals` by
+/// JSON Pointer), bounds as `low–high`.
+pub fn display_literal(
+    value: &Value,
+    literals: Option<&BTreeMap<String, String>>,
+    pointer: &str,
+) -> String {
+    let text = |v: &Value, at: &str| match (v, literals.and_then(|l| l.get(at))) {
+        (Value::Number(_), Some(text)) => text.clone(),
+        _ => display(v),
+    };
+    match value {
+        Value::Object(map) => match (map.get("low"), map.get("high")) {
+            (Some(low), Some(high)) => {
+                let (low, high) = (
+                    text(low, &format!("{pointer}/low")),
+                    text(high, &format!("{pointer}/high")),
+                );
+                bound(low, high)
+            }
+            _ => display(value),
+        },
+        _ => text(value, pointer),
+    }
+}
+
 /// A recomputed value written like the published one: numbers rounded to the
 /// published number's decimals, bounds as `low–high`.
 pub fn display_like(recomputed: &Value, published: &Value) -> String {
@@ -72,16 +229,21 @@ pub fn display_like(recomputed: &Value, published: &Value) -> String {
             (Some(low), Some(high)) => {
                 let low = display_like(low, p.get("low").unwrap_or(low));
                 let high = display_like(high, p.get("high").unwrap_or(high));
-                if low == high {
-                    low
-                } else {
-                    format!("{low}–{high}")
-                }
+                bound(low, high)
             }
             _ => recomputed.to_string(),
         },
         (Value::String(s), _) => s.clone(),
         _ => recomputed.to_string(),
+    }
+}
+
+/// A bound as `low–high`, or one number when its ends are written alike.
+fn bound(low: String, high: String) -> String {
+    if low == high {
+        low
+    } else {
+        format!("{low}–{high}")
     }
 }
 
@@ -95,17 +257,20 @@ pub fn display(value: &Value) -> String {
 pub struct PublishedField {
     pub path: String,
     pub value: Value,
+    /// Where it is written in its file (a JSON Pointer), for its text.
+    pub pointer: String,
 }
 
-/// Every number of an analysis, by path under `prefix` (e.g. `primary`).
-pub fn analysis_fields(prefix: &str, analysis: &Analysis) -> Vec<PublishedField> {
+/// Every number of an analysis, by path under `prefix` (e.g. `primary`),
+/// written under the JSON Pointer `pointer` of its file.
+pub fn analysis_fields(prefix: &str, pointer: &str, analysis: &Analysis) -> Vec<PublishedField> {
     let mut out = Vec::new();
     let value = serde_json::to_value(analysis).unwrap_or(Value::Null);
     for (list, key) in [("policies", "policy"), ("tiers", "tier")] {
         let Some(entries) = value.get(list).and_then(Value::as_array) else {
             continue;
         };
-        for entry in entries {
+        for (index, entry) in entries.iter().enumerate() {
             let Some(obj) = entry.as_object() else {
                 continue;
             };
@@ -115,6 +280,7 @@ pub fn analysis_fields(prefix: &str, analysis: &Analysis) -> Vec<PublishedField>
                     out.push(PublishedField {
                         path: format!("{prefix}.{list}[{name}].{field}"),
                         value: v.clone(),
+                        pointer: format!("{pointer}/{list}/{index}/{field}"),
                     });
                 }
             }
@@ -125,17 +291,72 @@ pub fn analysis_fields(prefix: &str, analysis: &Analysis) -> Vec<PublishedField>
 
 /// Every number and outcome a summary publishes, by path, as first published.
 pub fn published_fields(summary: &Summary) -> Vec<PublishedField> {
-    let mut out = analysis_fields("primary", &summary.primary);
-    for s in &summary.secondary {
-        out.extend(analysis_fields(&format!("secondary[{}]", s.id), &s.numbers));
+    let mut out = analysis_fields("primary", "/primary", &summary.primary);
+    for (i, s) in summary.secondary.iter().enumerate() {
+        out.extend(analysis_fields(
+            &format!("secondary[{}]", s.id),
+            &format!("/secondary/{i}/numbers"),
+            &s.numbers,
+        ));
     }
-    for h in &summary.hypotheses {
+    for (i, h) in summary.hypotheses.iter().enumerate() {
         out.push(PublishedField {
             path: format!("hypotheses[{}].outcome", h.id),
             value: serde_json::to_value(h.outcome).unwrap_or(Value::Null),
+            pointer: format!("/hypotheses/{i}/outcome"),
         });
     }
     out
+}
+
+/// A recomputed value written like the published one (at the decimals its
+/// text has, and at least those its kind requires), bounds as `low–high`.
+pub fn display_recomputed(
+    recomputed: &Value,
+    published: &Value,
+    field: &str,
+    literals: Option<&BTreeMap<String, String>>,
+    pointer: &str,
+) -> String {
+    match (recomputed, published) {
+        (Value::Number(r), Value::Number(p)) => {
+            let Some(r) = r.as_f64() else {
+                return recomputed.to_string();
+            };
+            let written = literals
+                .and_then(|l| l.get(pointer))
+                .and_then(|t| literal_decimals(t))
+                .unwrap_or_else(|| decimals_of(p.as_f64().unwrap_or(0.0)) as u32);
+            let floor = match Precision::of(field) {
+                Precision::Whole => 0,
+                Precision::Decimals(d) | Precision::DecimalsOrShare(d, _) => d,
+            };
+            let decimals = written.max(floor) as usize;
+            if decimals == 0 && r.fract() == 0.0 {
+                format!("{r}")
+            } else {
+                format!("{r:.decimals$}")
+            }
+        }
+        (Value::Object(r), Value::Object(p)) => match (r.get("low"), r.get("high")) {
+            (Some(low), Some(high)) => {
+                let side = |v: &Value, key: &str| {
+                    display_recomputed(
+                        v,
+                        p.get(key).unwrap_or(v),
+                        key,
+                        literals,
+                        &format!("{pointer}/{key}"),
+                    )
+                };
+                let (low, high) = (side(low, "low"), side(high, "high"));
+                bound(low, high)
+            }
+            _ => recomputed.to_string(),
+        },
+        (Value::String(s), _) => s.clone(),
+        _ => recomputed.to_string(),
+    }
 }
 
 /// The decimals a recorded cost in USD is checked to, at least: a micro-dollar.
@@ -197,6 +418,32 @@ mod tests {
         assert!(agrees_to(0.67, 2.0 / 3.0, 2));
         assert!(agrees_to(0.006632, 0.0066324, 6));
         assert!(!agrees_to(0.0066, 0.0066324, 6));
+    }
+
+    #[test]
+    fn the_text_is_the_precision_claimed() {
+        let rate = Precision::of("pass_rate_pct");
+        assert_eq!(judge("71.0", 71.04, rate), Verdict::Agrees);
+        // Two decimals claim ±0.005, trailing zero or not.
+        assert_eq!(judge("71.00", 71.04, rate), Verdict::Differs);
+        // A whole number claims ±0.5, too coarse for a rate.
+        assert!(matches!(judge("71", 71.04, rate), Verdict::Imprecise(_)));
+        let cost = Precision::of("cost_per_task_usd");
+        assert!(matches!(judge("0", 0.004, cost), Verdict::Imprecise(_)));
+        assert!(matches!(judge("0.004", 0.004, cost), Verdict::Imprecise(_)));
+        assert_eq!(judge("0.0040", 0.00404, cost), Verdict::Agrees);
+        assert_eq!(judge("0.0040", 0.00406, cost), Verdict::Differs);
+        // A large total may be written to the cent: its last digit is under 1%.
+        assert_eq!(
+            judge("12.35", 12.3461, Precision::of("total_cost_usd")),
+            Verdict::Agrees
+        );
+        // Counts are whole numbers, equal.
+        let runs = Precision::of("runs");
+        assert_eq!(judge("18", 18.0, runs), Verdict::Agrees);
+        assert!(matches!(judge("18.0", 18.0, runs), Verdict::Imprecise(_)));
+        assert_eq!(judge("17", 18.0, runs), Verdict::Differs);
+        assert!(matches!(judge("x", 1.0, runs), Verdict::Imprecise(_)));
     }
 
     #[test]

@@ -23,9 +23,10 @@ pub struct RunVerification {
 }
 
 impl RunVerification {
-    /// A run passes when its final attempt passed every recomputed check.
+    /// A run passes when an attempt of its last round passed every
+    /// recomputed check.
     pub fn passed(&self) -> bool {
-        self.attempts_passed.last().copied().unwrap_or(false)
+        self.facts.passed(&self.attempts_passed)
     }
 }
 
@@ -145,10 +146,9 @@ pub fn verify_run(
         attempts_passed.push(!outcomes.is_empty() && outcomes.iter().all(|o| o.passed));
         checks.push(outcomes);
     }
-    let passed = attempts_passed.last().copied().unwrap_or(false);
-    let passed_tier = passed
-        .then(|| run.attempts.last().map(|a| a.tier.clone()))
-        .flatten();
+    let facts = RunFacts::of(run, prices);
+    let passed = facts.passed(&attempts_passed);
+    let passed_tier = facts.passed_tier(&attempts_passed).map(str::to_string);
     let describe = |passed: bool, tier: &Option<String>| match (passed, tier) {
         (true, Some(t)) => format!("passed on {t}"),
         (true, None) => "passed".to_string(),
@@ -165,6 +165,6 @@ pub fn verify_run(
         checks,
         attempts_passed,
         receipts,
-        facts: RunFacts::of(run, prices),
+        facts,
     }
 }

@@ -1,0 +1,663 @@
+//! Forgeries of a study's integrity, each made on a copy of the sample input
+//! the way a publisher with a result to hide would make it (drop the
+//! inconvenient run, count a run twice, borrow one, round a number until it
+//! agrees, break the policy or the limits, rewrite a correction or the
+//! deviations), and each held to make `receipts build --strict` exit 1 with
+//! a failing receipt that names the cell, run, figure or file.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use common::{receipts, sample_copy, stderr, stdout};
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).expect("read")).expect("json")
+}
+
+fn write_json(path: &Path, value: &Value) {
+    let mut text = serde_json::to_string_pretty(value).expect("json");
+    text.push('\n');
+    fs::write(path, text).expect("write");
+}
+
+fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut value = read_json(path);
+    edit(&mut value);
+    write_json(path, &value);
+}
+
+fn run_path(root: &Path, experiment: &str, run: &str) -> std::path::PathBuf {
+    root.join(format!("experiments/{experiment}/runs/{run}.json"))
+}
+
+/// Builds with `--strict` and checks it exits 1 with every `needle` among
+/// the failing receipts it prints.
+fn fails_with(root: &Path, needles: &[&str]) {
+    let out = receipts(root, &["build", "--strict"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "expected exit 1:\n{text}");
+    let failing: Vec<&str> = text.lines().filter(|l| l.contains("Fail ")).collect();
+    for needle in needles {
+        assert!(
+            failing.iter().any(|l| l.contains(needle)),
+            "no failing receipt mentions `{needle}`:\n{}",
+            failing.join("\n")
+        );
+    }
+}
+
+/// The rows of a results table (header first).
+fn results(root: &Path, experiment: &str) -> Vec<Vec<String>> {
+    fs::read_to_string(root.join(format!("experiments/{experiment}/results.csv")))
+        .expect("results")
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn drop_result_row(root: &Path, experiment: &str, run: &str) {
+    let path = root.join(format!("experiments/{experiment}/results.csv"));
+    let text = fs::read_to_string(&path).expect("results");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(&format!("{run},")))
+        .collect();
+    fs::write(&path, kept.join("\n") + "\n").expect("write");
+}
+
+#[test]
+fn the_untouched_sample_passes_every_integrity_receipt() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--strict", "--quiet"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+}
+
+#[test]
+fn a_dropped_failing_run_leaves_its_cell_empty() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let replaced: Vec<&str> = rows.iter().map(|r| r[12].as_str()).collect();
+    let failing = rows
+        .iter()
+        .find(|r| r[6] == "false" && r[12].is_empty() && !replaced.contains(&r[0].as_str()))
+        .expect("a failing run no rerun replaces")
+        .clone();
+    fs::remove_file(run_path(dir.path(), "E02", &failing[0])).expect("rm");
+    drop_result_row(dir.path(), "E02", &failing[0]);
+    let cell = format!(
+        "grid cell {} · {} · seed {} · {}",
+        failing[1], failing[2], failing[3], failing[4]
+    );
+    fails_with(dir.path(), &[&cell]);
+}
+
+#[test]
+fn half_the_runs_deleted_fail_cell_by_cell() {
+    let dir = sample_copy();
+    let runs = dir.path().join("experiments/E01/runs");
+    let mut names: Vec<_> = fs::read_dir(&runs)
+        .expect("runs")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    names.sort();
+    // The showcase would name deleted runs (a refusal, not the point here).
+    fs::remove_dir_all(dir.path().join("showcase")).expect("rm");
+    // Reruns and the runs they replace stay: the rest of the grid goes.
+    let rows = results(dir.path(), "E01");
+    let related: Vec<&str> = rows
+        .iter()
+        .filter(|r| !r[12].is_empty())
+        .flat_map(|r| [r[0].as_str(), r[12].as_str()])
+        .collect();
+    names.retain(|n| !related.contains(&n.to_string_lossy().trim_end_matches(".json")));
+    for name in names.iter().step_by(2) {
+        fs::remove_file(runs.join(name)).expect("rm");
+        let run = name.to_string_lossy().trim_end_matches(".json").to_string();
+        drop_result_row(dir.path(), "E01", &run);
+    }
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let cells = stdout(&out).matches("grid cell ").count();
+    assert!(cells >= names.len() / 2, "{}{}", stdout(&out), stderr(&out));
+}
+
+/// A run copied under a new id, its calls given new request ids.
+fn copy_run(from: &Path, to: &Path, id: &str, experiment: &str, fresh_ids: bool) {
+    let mut run = read_json(from);
+    run["id"] = json!(id);
+    run["experiment"] = json!(experiment);
+    if fresh_ids {
+        let mut n = 0;
+        for attempt in run["attempts"].as_array_mut().expect("attempts") {
+            let mut renamed = Vec::new();
+            for call in attempt["calls"].as_array_mut().expect("calls") {
+                n += 1;
+                let new = format!("forged-{n}");
+                renamed.push((
+                    call["request_id"].as_str().expect("id").to_string(),
+                    new.clone(),
+                ));
+                call["request_id"] = json!(new);
+            }
+            for turn in attempt["turns"].as_array_mut().expect("turns") {
+                let old = turn["call"].as_str().expect("call").to_string();
+                if let Some((_, new)) = renamed.iter().find(|(o, _)| *o == old) {
+                    turn["call"] = json!(new);
+                }
+            }
+        }
+    }
+    write_json(to, &run);
+}
+
+#[test]
+fn two_runs_counted_in_one_cell_fail_the_cell_and_the_repeated_calls() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let passing = rows
+        .iter()
+        .find(|r| r[6] == "true" && r[4] == "ladder" && r[12].is_empty())
+        .expect("a passing ladder run")
+        .clone();
+    let copy = format!("{}-again", passing[0]);
+    copy_run(
+        &run_path(dir.path(), "E02", &passing[0]),
+        &run_path(dir.path(), "E02", &copy),
+        &copy,
+        "E02",
+        true,
+    );
+    let cell = format!(
+        "grid cell {} · {} · seed {} · ladder",
+        passing[1], passing[2], passing[3]
+    );
+    // New request ids do not hide the calls: what they did is the same.
+    fails_with(dir.path(), &[&cell, "calls on record once"]);
+}
+
+#[test]
+fn a_run_borrowed_from_another_experiment_is_caught_by_its_calls() {
+    let dir = sample_copy();
+    // E01's run replaces the E02 run of the same cell, under E02's name.
+    let rows = results(dir.path(), "E02");
+    let row = rows
+        .iter()
+        .find(|r| r[4] == "always-large" && r[12].is_empty() && r[0].ends_with("-s2-always-large"))
+        .expect("an always-large run")
+        .clone();
+    let borrowed = row[0].replacen("E02-", "E01-", 1);
+    copy_run(
+        &run_path(dir.path(), "E01", &borrowed),
+        &run_path(dir.path(), "E02", &row[0]),
+        &row[0],
+        "E02",
+        false,
+    );
+    fails_with(
+        dir.path(),
+        &[&format!("E02/runs/{}.json: calls on record once", row[0])],
+    );
+}
+
+#[test]
+fn deleted_deviations_leave_the_reruns_undeclared() {
+    let dir = sample_copy();
+    fs::remove_file(dir.path().join("experiments/E02/deviations.json")).expect("rm");
+    fails_with(
+        dir.path(),
+        &[
+            "-rerun.json: declared rerun: recorded replaces",
+            "no rerun deviation declares it",
+        ],
+    );
+}
+
+#[test]
+fn a_deviation_logged_after_the_run_it_declares_fails() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E02/deviations.json");
+    edit_json(&path, |d| {
+        d["deviations"][0]["logged_at"] = json!("2026-12-31T00:00:00Z");
+    });
+    fails_with(
+        dir.path(),
+        &["deviation D1", "started before it was logged"],
+    );
+}
+
+#[test]
+fn a_cost_published_as_zero_fails_as_too_coarse() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E01/summary.json");
+    let text = fs::read_to_string(&path).expect("read");
+    let literals =
+        receipts_verifier::literals::json_number_literals(text.as_bytes()).expect("json");
+    let low = &literals["/primary/policies/0/cost_per_task_usd/low"];
+    let high = &literals["/primary/policies/0/cost_per_task_usd/high"];
+    let forged = text.replacen(
+        &format!("\"low\": {low},\n          \"high\": {high}"),
+        "\"low\": 0,\n          \"high\": 0",
+        1,
+    );
+    assert_ne!(forged, text, "the cost is where the test expects it");
+    fs::write(&path, forged).expect("write");
+    fails_with(dir.path(), &["cost_per_task_usd", "too coarse"]);
+}
+
+#[test]
+fn a_time_rounded_to_whole_seconds_fails_as_too_coarse() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E01/summary.json");
+    let text = fs::read_to_string(&path).expect("read");
+    let literals =
+        receipts_verifier::literals::json_number_literals(text.as_bytes()).expect("json");
+    let mean = literals["/primary/policies/0/mean_time_s"].clone();
+    let whole: f64 = mean.parse::<f64>().expect("number").round();
+    let forged = text.replacen(
+        &format!("\"mean_time_s\": {mean}"),
+        &format!("\"mean_time_s\": {whole:.0}"),
+        1,
+    );
+    fs::write(&path, forged).expect("write");
+    fails_with(dir.path(), &["mean_time_s", "too coarse"]);
+}
+
+#[test]
+fn a_results_cost_written_as_zero_fails() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E02/results.csv");
+    let text = fs::read_to_string(&path).expect("read");
+    let line = text.lines().nth(1).expect("a row").to_string();
+    let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+    cells[7] = "0".to_string();
+    cells[8] = "0".to_string();
+    fs::write(&path, text.replacen(&line, &cells.join(","), 1)).expect("write");
+    fails_with(dir.path(), &["results.csv: line 2", "too coarse"]);
+}
+
+#[test]
+fn a_single_tier_run_with_a_retry_fails_its_policy() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows
+        .iter()
+        .find(|r| r[4] == "always-medium" && r[6] == "false" && r[12].is_empty())
+        .expect("a failing always-medium run")[0]
+        .clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        let attempts = r["attempts"].as_array_mut().expect("attempts");
+        let mut retry = attempts[0].clone();
+        let start =
+            receipts_verifier::time::parse(retry["started_at"].as_str().expect("t")).expect("t");
+        let shift = retry["duration_ms"].as_i64().expect("ms") + 1000;
+        let moved = |t: &Value| {
+            let at = receipts_verifier::time::parse(t.as_str().expect("t")).expect("t");
+            json!(receipts_verifier::time::format(
+                receipts_verifier::time::UnixMillis(at.0 + shift)
+            ))
+        };
+        retry["started_at"] = moved(&json!(receipts_verifier::time::format(start)));
+        for call in retry["calls"].as_array_mut().expect("calls") {
+            call["started_at"] = moved(&call["started_at"]);
+            let id = format!("{}-retry", call["request_id"].as_str().expect("id"));
+            call["request_id"] = json!(id);
+        }
+        for turn in retry["turns"].as_array_mut().expect("turns") {
+            let id = format!("{}-retry", turn["call"].as_str().expect("id"));
+            turn["call"] = json!(id);
+        }
+        attempts.push(retry);
+    });
+    fails_with(
+        dir.path(),
+        &[
+            &format!("{run}.json: policy `always-medium`"),
+            "one attempt; this run made 2",
+        ],
+    );
+}
+
+#[test]
+fn a_ladder_attempt_calling_another_tiers_model_fails() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows
+        .iter()
+        .find(|r| r[4] == "ladder" && r[5].contains('>') && r[12].is_empty())
+        .expect("an escalating ladder run")[0]
+        .clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        r["attempts"][0]["calls"][0]["model_requested"] = json!("simulated/sim-large-550b");
+    });
+    fails_with(
+        dir.path(),
+        &[
+            &format!("{run}.json: policy `ladder`"),
+            "requested `simulated/sim-large-550b`",
+        ],
+    );
+}
+
+#[test]
+fn a_ladder_registered_dearest_first_fails_its_order() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+        e["policies"][0]["tiers"] = json!(["large", "medium", "small"]);
+    });
+    fails_with(
+        dir.path(),
+        &["policy `ladder` tries its tiers cheapest first"],
+    );
+}
+
+#[test]
+fn a_call_over_the_token_limit_fails_the_limits() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows[1][0].clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        r["attempts"][0]["calls"][0]["max_tokens"] = json!(16384);
+    });
+    fails_with(
+        dir.path(),
+        &[&format!("{run}.json: limits"), "max_tokens 16384"],
+    );
+}
+
+#[test]
+fn a_completed_call_with_no_tokens_in_a_millisecond_is_impossible() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows[1][0].clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        let call = &mut r["attempts"][0]["calls"][0];
+        call["latency_ms"] = json!(1);
+        call["usage"]["completion_tokens"] = json!(0);
+        call["usage"]["reasoning_tokens"] = json!(0);
+        r["attempts"][0]["duration_ms"] = json!(1);
+    });
+    fails_with(dir.path(), &[&format!("{run}.json: record is possible")]);
+}
+
+#[test]
+fn a_correction_must_start_from_what_was_published_and_chain() {
+    let path = |root: &Path| root.join("experiments/E02/summary.json");
+    let dir = sample_copy();
+    edit_json(&path(dir.path()), |s| {
+        s["corrections"][1]["original"] = json!(97.2);
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "correction of primary.policies[ladder].pass_rate_pct",
+            "says the number was 97.2",
+        ],
+    );
+
+    // Two corrections of one number, both from the published value.
+    let dir = sample_copy();
+    edit_json(&path(dir.path()), |s| {
+        let mut again = s["corrections"][1].clone();
+        again["corrected"] = json!(88.9);
+        again["corrected_at"] = json!("2026-10-29T10:00:00Z");
+        s["corrections"].as_array_mut().expect("list").push(again);
+    });
+    fails_with(
+        dir.path(),
+        &["correction of primary.policies[ladder].pass_rate_pct"],
+    );
+}
+
+#[test]
+fn a_correction_naming_an_earlier_summary_is_held_to_it() {
+    let dir = sample_copy();
+    let summary = dir.path().join("experiments/E02/summary.json");
+    let digest = read_json(&summary)["corrections"][0]["published_in"]
+        .as_str()
+        .expect("published_in")
+        .to_string();
+    // Rewrite the number where it stands and in the correction, not in the
+    // summary first published.
+    edit_json(&summary, |s| {
+        s["corrections"][0]["original"] = json!({"low": 0.0039, "high": 0.0039});
+        s["primary"]["policies"][0]["cost_per_task_usd"] = json!({"low": 0.0039, "high": 0.0039});
+    });
+    fails_with(
+        dir.path(),
+        &[&format!("the earlier summary {digest} published")],
+    );
+}
+
+#[test]
+fn the_original_seventeen_cell_average_is_caught() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/summary.json"), |s| {
+        s["corrections"] = json!([]);
+    });
+    fails_with(dir.path(), &["primary.policies[ladder].cost_per_task_usd"]);
+}
+
+#[test]
+fn a_decision_rule_edited_after_registration_fails_naming_the_file() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+        e["hypotheses"][1]["rule"]["compare"]["right"]["value"] = json!(60.0);
+    });
+    fails_with(
+        dir.path(),
+        &["E02/experiment.json: registered rules (SHA-256)"],
+    );
+}
+
+#[test]
+fn a_limit_or_price_edited_after_registration_fails() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["limits"]["max_output_tokens"] = json!(8192);
+    });
+    fails_with(
+        dir.path(),
+        &["E01/experiment.json: registered rules (SHA-256)"],
+    );
+}
+
+#[test]
+fn a_task_edited_after_registration_fails_naming_the_task_file() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/tasks/shipping-rule.json");
+    edit_json(&path, |t| {
+        t["title"] = json!("An easier shipping rule");
+    });
+    fails_with(
+        dir.path(),
+        &["tasks/shipping-rule.json: registered task `shipping-rule` (SHA-256)"],
+    );
+}
+
+#[test]
+fn the_registered_log_edited_fails_naming_the_log() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E02/LOG.md");
+    let text = fs::read_to_string(&path).expect("log");
+    fs::write(
+        &path,
+        text.replacen("## Hypotheses", "## Hypotheses (revised)", 1),
+    )
+    .expect("write");
+    fails_with(dir.path(), &["E02/LOG.md: pre-registered part (SHA-256)"]);
+}
+
+#[test]
+fn a_registration_without_covers_fails_and_says_what_to_add() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["preregistration"]
+            .as_object_mut()
+            .expect("object")
+            .remove("covers");
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "registration covers the rules and tasks",
+            "add to `preregistration` \"covers\"",
+        ],
+    );
+}
+
+#[test]
+fn the_page_says_what_backs_the_registration_time() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(page.contains("self-asserted: nothing outside the record backs this time"));
+}
+
+#[test]
+fn a_stopped_study_is_shown_incomplete_with_its_hypotheses_undecided() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--strict", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(dir.path().join("site/experiments/E03.html")).expect("page");
+    assert!(
+        page.contains("incomplete: D1 stopped the study"),
+        "the grid receipt says why"
+    );
+    assert!(
+        page.contains("6 of 54 cells ran; ran: release-brief"),
+        "and which cells ran"
+    );
+    let summary = read_json(&dir.path().join("experiments/E03/summary.json"));
+    for h in summary["hypotheses"].as_array().expect("hypotheses") {
+        assert_eq!(h["outcome"], "not_decided", "{h}");
+    }
+
+    // Without the stop on record, the cells not run fail one by one.
+    fs::remove_file(dir.path().join("experiments/E03/deviations.json")).expect("rm");
+    fails_with(
+        dir.path(),
+        &["E03/experiment.json: grid cell shipping-rule · fast · seed 3 · always-large"],
+    );
+}
+
+#[test]
+fn a_run_after_the_stop_fails() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E03/deviations.json"), |d| {
+        d["deviations"][0]["logged_at"] = json!("2026-10-28T14:45:00Z");
+    });
+    fails_with(dir.path(), &["started before the study stopped"]);
+}
+
+/// The runs of `policy` in E04 with their record, in id order.
+fn e04_runs(root: &Path, policy: &str) -> Vec<(std::path::PathBuf, Value)> {
+    let mut out: Vec<_> = fs::read_dir(root.join("experiments/E04/runs"))
+        .expect("runs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(&format!("-{policy}.json")))
+        .map(|p| {
+            let v = read_json(&p);
+            (p, v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn a_tier_memory_run_started_elsewhere_fails_the_memory() {
+    let dir = sample_copy();
+    // A run that escalated from the first tier, its first attempt dropped:
+    // it now starts one tier up, as no memory of its task says.
+    let (path, run) = e04_runs(dir.path(), "tier-memory")
+        .into_iter()
+        .find(|(_, r)| {
+            r["attempts"].as_array().expect("attempts").len() >= 2
+                && r["attempts"][0]["tier"] == "small"
+        })
+        .expect("an escalating tier-memory run from the first tier");
+    let id = run["id"].as_str().expect("id").to_string();
+    edit_json(&path, |r| {
+        let second = r["attempts"][1]["started_at"].clone();
+        r["attempts"].as_array_mut().expect("attempts").remove(0);
+        r["started_at"] = second;
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "policy `tier-memory` starts where the task last passed",
+            &id,
+        ],
+    );
+}
+
+#[test]
+fn speculative_attempts_made_one_after_the_other_fail() {
+    let dir = sample_copy();
+    let (path, run) = e04_runs(dir.path(), "speculative").remove(0);
+    let id = run["id"].as_str().expect("id").to_string();
+    edit_json(&path, |r| {
+        // The second attempt moved to start after the first ended.
+        let first = &r["attempts"][0];
+        let start =
+            receipts_verifier::time::parse(first["started_at"].as_str().expect("t")).expect("t");
+        let end = start.0 + first["duration_ms"].as_i64().expect("ms") + 1;
+        let shift = end - start.0;
+        let second = &mut r["attempts"][1];
+        let moved = |t: &Value| {
+            let at = receipts_verifier::time::parse(t.as_str().expect("t")).expect("t");
+            json!(receipts_verifier::time::format(
+                receipts_verifier::time::UnixMillis(at.0 + shift)
+            ))
+        };
+        second["started_at"] = moved(&second["started_at"]);
+        for call in second["calls"].as_array_mut().expect("calls") {
+            call["started_at"] = moved(&call["started_at"]);
+        }
+    });
+    fails_with(
+        dir.path(),
+        &[
+            &format!("{id}.json: policy `speculative`"),
+            "did not run together",
+        ],
+    );
+}
+
+#[test]
+fn the_latency_study_reproduces_the_published_pass_rates() {
+    // The source study's E04 table: pass rate ± the spread across seeds.
+    let summary = read_json(&common::repo().join("experiments/E04/summary.json"));
+    let published: Vec<(String, f64, f64)> = summary["primary"]["policies"]
+        .as_array()
+        .expect("policies")
+        .iter()
+        .map(|p| {
+            (
+                p["policy"].as_str().expect("policy").to_string(),
+                p["pass_rate_pct"].as_f64().expect("rate"),
+                p["pass_rate_sd_pct"].as_f64().expect("sd"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("ladder", 94.4, 9.6),
+        ("always-medium", 55.6, 9.6),
+        ("always-large", 88.9, 9.6),
+        ("speculative", 94.4, 9.6),
+        ("tier-memory", 94.4, 9.6),
+    ];
+    for (policy, rate, sd) in expected {
+        assert!(
+            published
+                .iter()
+                .any(|(p, r, s)| p == policy && *r == rate && *s == sd),
+            "{policy}: {published:?}"
+        );
+    }
+}

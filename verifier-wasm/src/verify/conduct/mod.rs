@@ -1,0 +1,450 @@
+//! Receipts of how a run was conducted: it followed its policy, stayed
+//! within the registered limits, and its record is internally possible.
+//! Each is one receipt per run that names the first problem found, by
+//! attempt and call, or says what was checked.
+
+use std::collections::BTreeSet;
+
+use crate::facts::RunFacts;
+use crate::model::{CallStatus, EndReason, Experiment, PolicyKind, Run};
+use crate::time::{self, UnixMillis};
+
+use super::Receipt;
+
+/// No provider serves this many completion tokens per second of call time;
+/// a call recorded faster was not made as recorded.
+pub const MAX_TOKENS_PER_SECOND: u64 = 10_000;
+
+/// Whether the run's policy starts two attempts together (a speculative ladder).
+fn parallel_start(e: &Experiment, run: &Run) -> bool {
+    e.policies
+        .iter()
+        .any(|p| p.id == run.policy && p.kind == PolicyKind::Speculative)
+}
+
+/// Whether a run receipt's claim is one of the conduct receipts.
+pub fn is_conduct(claim: &str) -> bool {
+    claim.starts_with("policy `") || claim == "limits" || claim == "record is possible"
+}
+
+/// The three conduct receipts of `run`, given whether each attempt passed
+/// its recomputed checks.
+pub fn conduct_receipts(
+    subject: &str,
+    experiment: &Experiment,
+    run: &Run,
+    attempts_passed: &[bool],
+    facts: &RunFacts,
+) -> Vec<Receipt> {
+    vec![
+        policy(subject, experiment, run, attempts_passed),
+        limits(subject, experiment, run, facts),
+        possible(subject, run, parallel_start(experiment, run)),
+    ]
+}
+
+fn verdict(
+    subject: &str,
+    claim: &str,
+    recorded: String,
+    problem: Result<String, String>,
+) -> Receipt {
+    match problem {
+        Ok(fine) => Receipt::new(subject, claim, recorded, fine, true),
+        Err(why) => Receipt::new(subject, claim, recorded, why, false),
+    }
+}
+
+/// The tiers tried follow the policy: one attempt for a single-tier policy;
+/// for a ladder its tiers in order from the first, escalating only after an
+/// attempt failed its checks, and stopping early only when a limit or an
+/// error stopped the run. Every call requests its tier's model.
+fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt {
+    let claim = format!("policy `{}`", run.policy);
+    let tried = run.tiers_tried().join(" > ");
+    let recorded = if tried.is_empty() {
+        "no attempt".to_string()
+    } else {
+        format!("tiers tried: {tried}")
+    };
+    let Some(policy) = e.policies.iter().find(|p| p.id == run.policy) else {
+        return verdict(
+            subject,
+            &claim,
+            recorded,
+            Err("the experiment has no such policy".into()),
+        );
+    };
+    let check = || -> Result<String, String> {
+        for (i, attempt) in run.attempts.iter().enumerate() {
+            let Some(tier) = e.tiers.iter().find(|t| t.id == attempt.tier) else {
+                return Err(format!(
+                    "attempts[{i}] is on `{}`, not a tier of the experiment",
+                    attempt.tier
+                ));
+            };
+            for (j, call) in attempt.calls.iter().enumerate() {
+                if call.model_requested != tier.model {
+                    return Err(format!(
+                        "attempts[{i}].calls[{j}] requested `{}`, but tier `{}` is `{}`",
+                        call.model_requested, tier.id, tier.model
+                    ));
+                }
+            }
+        }
+        let n = run.attempts.len();
+        match policy.kind {
+            PolicyKind::Single => {
+                if n != 1 {
+                    return Err(format!(
+                        "a single-tier policy makes one attempt; this run made {n}"
+                    ));
+                }
+                if run.attempts[0].tier != policy.tiers[0] {
+                    return Err(format!(
+                        "the attempt is on `{}`, not the policy's tier `{}`",
+                        run.attempts[0].tier, policy.tiers[0]
+                    ));
+                }
+                Ok(format!("one attempt, on `{}`", policy.tiers[0]))
+            }
+            PolicyKind::Ladder => ladder(run, &policy.tiers, 0, passed),
+            PolicyKind::TierMemory => {
+                let Some(start) = run
+                    .attempts
+                    .first()
+                    .and_then(|a| policy.tiers.iter().position(|t| *t == a.tier))
+                else {
+                    return Err("the run makes no attempt on a tier of the policy".into());
+                };
+                ladder(run, &policy.tiers, start, passed)
+            }
+            PolicyKind::Speculative => speculative(run, &policy.tiers, passed),
+        }
+    };
+    verdict(subject, &claim, recorded, check())
+}
+
+/// Whether the run's last attempt was stopped (a limit, the ledger or an
+/// error) rather than finished with failing checks.
+fn stopped(run: &Run) -> bool {
+    run.attempts.last().is_some_and(|a| {
+        matches!(
+            a.end.reason,
+            EndReason::BudgetStop | EndReason::TimeLimit | EndReason::Error
+        )
+    })
+}
+
+fn reason(end: EndReason) -> String {
+    serde_json::to_value(end)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A ladder from `tiers[start]`: the tiers in order, escalating only after a
+/// failed attempt, stopping early only when the run was stopped.
+fn ladder(run: &Run, tiers: &[String], start: usize, passed: &[bool]) -> Result<String, String> {
+    let n = run.attempts.len();
+    if n == 0 {
+        return Err("a ladder makes at least one attempt".into());
+    }
+    for (i, attempt) in run.attempts.iter().enumerate() {
+        match tiers.get(start + i) {
+            Some(t) if *t == attempt.tier => {}
+            Some(t) => {
+                return Err(format!(
+                    "attempts[{i}] is on `{}`; the ladder's step {} is `{t}`",
+                    attempt.tier,
+                    start + i + 1
+                ))
+            }
+            None => return Err(format!("attempts[{i}] goes past the ladder's last tier")),
+        }
+        if i + 1 < n && passed.get(i).copied().unwrap_or(false) {
+            return Err(format!(
+                "attempts[{i}] passed its checks, yet the run escalated to `{}`",
+                run.attempts[i + 1].tier
+            ));
+        }
+    }
+    let last_passed = passed.get(n - 1).copied().unwrap_or(false);
+    let from = if start == 0 {
+        String::new()
+    } else {
+        format!(" from `{}`", tiers[start])
+    };
+    if !last_passed && start + n < tiers.len() {
+        if !stopped(run) {
+            return Err(format!(
+                "attempts[{}] failed its checks and ended `{}`, yet the run did not escalate to `{}`",
+                n - 1,
+                reason(run.attempts[n - 1].end.reason),
+                tiers[start + n]
+            ));
+        }
+        return Ok(format!(
+            "{n} tier(s) of the ladder in order{from}; the run was stopped before the next"
+        ));
+    }
+    Ok(if n == 1 {
+        format!("one tier of the ladder{from}")
+    } else {
+        format!("{n} tiers of the ladder in order{from}, escalating after each failed attempt")
+    })
+}
+
+/// A speculative ladder: the first two tiers called together (the second
+/// attempt starts before the first ends), then the third only if both
+/// failed, after both ended; no more.
+fn speculative(run: &Run, tiers: &[String], passed: &[bool]) -> Result<String, String> {
+    let n = run.attempts.len();
+    let on = |i: usize| run.attempts.get(i).map(|a| a.tier.as_str());
+    let time = |i: usize| -> Result<(i64, i64), String> {
+        let a = &run.attempts[i];
+        let s = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
+        Ok((s, s + a.duration_ms as i64))
+    };
+    if n < 2 {
+        if n == 1 && stopped(run) && on(0) == tiers.first().map(String::as_str) {
+            return Ok("one attempt; the run was stopped before the second tier".into());
+        }
+        return Err(format!(
+            "a speculative ladder calls its first two tiers together; this run made {n} attempt(s)"
+        ));
+    }
+    for i in 0..n.min(3) {
+        if on(i) != tiers.get(i).map(String::as_str) {
+            return Err(format!(
+                "attempts[{i}] is on `{}`; the speculative ladder's tier {} is `{}`",
+                run.attempts[i].tier,
+                i + 1,
+                tiers.get(i).map_or("none", String::as_str)
+            ));
+        }
+    }
+    let (s0, e0) = time(0)?;
+    let (s1, e1) = time(1)?;
+    if s1 >= e0 || s0 >= e1 {
+        return Err("attempts[0] and attempts[1] did not run together".into());
+    }
+    let either =
+        passed.first().copied().unwrap_or(false) || passed.get(1).copied().unwrap_or(false);
+    match n {
+        2 if either => Ok("its first two tiers together; one passed".into()),
+        2 if tiers.len() > 2 && !stopped(run) => Err(format!(
+            "both of the first two tiers failed, yet the run did not go on to `{}`",
+            tiers[2]
+        )),
+        2 => Ok("its first two tiers together; both failed".into()),
+        3 if either => Err("attempts[2] was made though one of the first two tiers passed".into()),
+        3 => {
+            let (s2, _) = time(2)?;
+            if s2 < e0.max(e1) {
+                return Err("attempts[2] started before the first two ended".into());
+            }
+            Ok(format!(
+                "its first two tiers together, then `{}` after both failed",
+                tiers[2]
+            ))
+        }
+        _ => Err(format!(
+            "a speculative ladder makes at most 3 attempts; this run made {n}"
+        )),
+    }
+}
+
+/// Every call within the output budget and the call time limit, every
+/// attempt within the turn limit, the run within its wall-time limit and
+/// spending cap.
+fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt {
+    let l = &e.limits;
+    let mut recorded = format!(
+        "at most {} turns, {} output tokens per call, {} s per run",
+        l.max_turns,
+        l.max_output_tokens,
+        l.max_run_ms as f64 / 1000.0
+    );
+    if let Some(ms) = l.max_call_ms {
+        recorded.push_str(&format!(", {} s per call", ms as f64 / 1000.0));
+    }
+    if let Some(usd) = l.max_cost_usd {
+        recorded.push_str(&format!(", ${usd} per run"));
+    }
+    let check = || -> Result<String, String> {
+        for (i, a) in run.attempts.iter().enumerate() {
+            if a.turns.len() as u64 > u64::from(l.max_turns) {
+                return Err(format!("attempts[{i}] took {} turns", a.turns.len()));
+            }
+            for (j, c) in a.calls.iter().enumerate() {
+                if c.max_tokens > l.max_output_tokens {
+                    return Err(format!(
+                        "attempts[{i}].calls[{j}] was sent max_tokens {}",
+                        c.max_tokens
+                    ));
+                }
+                if let Some(u) = c.usage {
+                    if u.completion_tokens > c.max_tokens {
+                        return Err(format!(
+                            "attempts[{i}].calls[{j}] returned {} completion tokens with max_tokens {}",
+                            u.completion_tokens, c.max_tokens
+                        ));
+                    }
+                }
+                if let Some(ms) = l.max_call_ms {
+                    if c.latency_ms > ms {
+                        return Err(format!("attempts[{i}].calls[{j}] took {} ms", c.latency_ms));
+                    }
+                }
+            }
+        }
+        let wall = wall_ms(run)?;
+        if wall > l.max_run_ms {
+            return Err(format!("the run took {} s", wall as f64 / 1000.0));
+        }
+        if let (Some(cap), Ok(cost)) = (l.max_cost_usd, facts.cost()) {
+            if cost.low > cap {
+                return Err(format!("the run cost at least ${:.6}", cost.low));
+            }
+        }
+        Ok(format!(
+            "within them (wall time {} s)",
+            wall as f64 / 1000.0
+        ))
+    };
+    verdict(subject, "limits", recorded, check())
+}
+
+/// A run's wall time: from its start to the end of its last attempt.
+pub fn wall_ms(run: &Run) -> Result<u64, String> {
+    let start = at(&run.started_at, "started_at")?;
+    let mut end = start;
+    for (i, a) in run.attempts.iter().enumerate() {
+        let s = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
+        end = end.max(s + a.duration_ms as i64);
+    }
+    Ok((end - start).max(0) as u64)
+}
+
+fn at(text: &str, field: &str) -> Result<i64, String> {
+    time::parse(text)
+        .map(|UnixMillis(t)| t)
+        .map_err(|e| format!("{field}: {e}"))
+}
+
+/// The record could have happened: attempts start after the run and one
+/// after another; calls start within their attempt, one after another, and
+/// end within it; a completed call has a response with non-zero usage, at
+/// a speed a provider can serve; request ids are present and unique; each
+/// turn names a call of its attempt.
+fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
+    let calls = run.calls().count();
+    let recorded = format!(
+        "{} attempt(s), {calls} call(s), {} turn(s)",
+        run.attempts.len(),
+        run.attempts.iter().map(|a| a.turns.len()).sum::<usize>()
+    );
+    let check = || -> Result<String, String> {
+        let run_start = at(&run.started_at, "started_at")?;
+        let mut previous_end = run_start;
+        let mut ids = BTreeSet::new();
+        for (i, a) in run.attempts.iter().enumerate() {
+            let start = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
+            // A speculative ladder's second attempt runs beside the first.
+            let earliest = if parallel_start && i == 1 {
+                run_start
+            } else {
+                previous_end
+            };
+            if start < earliest {
+                return Err(if i == 0 {
+                    format!(
+                        "attempts[0] starts at {}, before the run ({})",
+                        a.started_at, run.started_at
+                    )
+                } else {
+                    format!(
+                        "attempts[{i}] starts at {}, before attempts[{}] ended",
+                        a.started_at,
+                        i - 1
+                    )
+                });
+            }
+            let end = start + a.duration_ms as i64;
+            let mut call_end = start;
+            for (j, c) in a.calls.iter().enumerate() {
+                let place = format!("attempts[{i}].calls[{j}]");
+                if c.request_id.trim().is_empty() {
+                    return Err(format!("{place} has no request id"));
+                }
+                if !ids.insert(c.request_id.as_str()) {
+                    return Err(format!("{place} repeats request id `{}`", c.request_id));
+                }
+                let s = at(&c.started_at, &format!("{place}.started_at"))?;
+                if s < call_end {
+                    return Err(format!(
+                        "{place} starts at {}, before {}",
+                        c.started_at,
+                        if j == 0 {
+                            "its attempt".to_string()
+                        } else {
+                            format!("calls[{}] ended", j - 1)
+                        }
+                    ));
+                }
+                call_end = s + c.latency_ms as i64;
+                if call_end > end {
+                    return Err(format!(
+                        "{place} ends {} ms after its attempt's recorded end",
+                        call_end - end
+                    ));
+                }
+                if c.status == CallStatus::Ok {
+                    let Some(u) = c.usage else {
+                        return Err(format!("{place} completed but has no usage"));
+                    };
+                    if u.prompt_tokens == 0 || u.completion_tokens == 0 {
+                        return Err(format!(
+                            "{place} completed with {} prompt and {} completion tokens",
+                            u.prompt_tokens, u.completion_tokens
+                        ));
+                    }
+                    if u.reasoning_tokens.is_some_and(|r| r > u.completion_tokens) {
+                        return Err(format!(
+                            "{place} has more reasoning tokens than completion tokens"
+                        ));
+                    }
+                    if c.finish_reason.is_none() || c.model_echoed.is_none() {
+                        return Err(format!(
+                            "{place} completed but has no finish reason or echoed model"
+                        ));
+                    }
+                    if u.completion_tokens.saturating_mul(1000)
+                        > MAX_TOKENS_PER_SECOND.saturating_mul(c.latency_ms)
+                    {
+                        return Err(format!(
+                            "{place} returned {} completion tokens in {} ms, faster than {MAX_TOKENS_PER_SECOND} tokens/s",
+                            u.completion_tokens, c.latency_ms
+                        ));
+                    }
+                }
+            }
+            let call_ids: BTreeSet<&str> = a.calls.iter().map(|c| c.request_id.as_str()).collect();
+            for (j, t) in a.turns.iter().enumerate() {
+                if !call_ids.contains(t.call.as_str()) {
+                    return Err(format!(
+                        "attempts[{i}].turns[{j}] names call `{}`, not a call of its attempt",
+                        t.call
+                    ));
+                }
+            }
+            previous_end = previous_end.max(end);
+        }
+        Ok("timestamps in order, usage and speeds possible, request ids unique".to_string())
+    };
+    verdict(subject, "record is possible", recorded, check())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,265 @@
+//! Each rule of [`super`] held to its cases.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::model::Experiment;
+use crate::verify::Status;
+
+type Edit = fn(&mut Value);
+
+fn experiment() -> Experiment {
+    serde_json::from_value(json!({
+        "format_version": 1, "kind": "experiment", "id": "E", "title": "t",
+        "provenance": "simulated", "question": "q",
+        "preregistration": {"log": "LOG.md", "end_marker": "x", "sha256": "0", "registered_at": "2026-01-01T00:00:00Z"},
+        "grid": {"tasks": ["t"], "profiles": ["p"], "seeds": [1], "policies": ["ladder", "one", "spec", "memory"], "runs_per_cell": 1},
+        "tiers": [
+            {"id": "small", "label": "S", "model": "m/small"},
+            {"id": "medium", "label": "M", "model": "m/medium"},
+            {"id": "large", "label": "L", "model": "m/large"}
+        ],
+        "policies": [
+            {"id": "ladder", "label": "L", "kind": "ladder", "tiers": ["small", "large"]},
+            {"id": "one", "label": "O", "kind": "single", "tiers": ["large"]},
+            {"id": "spec", "label": "S", "kind": "speculative", "tiers": ["small", "medium", "large"]},
+            {"id": "memory", "label": "M", "kind": "tier_memory", "tiers": ["small", "medium", "large"]}
+        ],
+        "prices": {"version": "v", "currency": "USD", "models": {
+            "m/small": {"input_per_mtok": 1.0, "output_per_mtok": 2.0},
+            "m/medium": {"input_per_mtok": 2.0, "output_per_mtok": 4.0},
+            "m/large": {"input_per_mtok": 3.0, "output_per_mtok": 6.0}
+        }},
+        "limits": {"max_turns": 3, "max_run_ms": 60000, "max_output_tokens": 1000},
+        "hypotheses": []
+    }))
+    .expect("experiment")
+}
+
+/// An attempt on `tier` starting `at` seconds into the run: one call of
+/// 2 s and one turn, ending after 3 s.
+fn attempt(tier: &str, at: u32, id: &str) -> Value {
+    json!({
+        "tier": tier,
+        "started_at": format!("2026-01-02T00:00:{at:02}Z"),
+        "duration_ms": 3000,
+        "turns": [{"call": id, "action": {"tool": "finish", "args": {}},
+                   "permission": {"decision": "allowed", "reason": "r"},
+                   "result": {"ok": true}}],
+        "calls": [{"request_id": id, "model_requested": format!("m/{tier}"),
+                   "model_echoed": format!("m/{tier}"),
+                   "started_at": format!("2026-01-02T00:00:{at:02}Z"), "latency_ms": 2000,
+                   "usage": {"prompt_tokens": 100, "completion_tokens": 50, "reasoning_tokens": null,
+                             "cache_hit_tokens": null, "cache_miss_tokens": null},
+                   "finish_reason": "stop", "max_tokens": 1000, "prompt_tokens_reserved": 100,
+                   "status": "ok"}],
+        "inputs": [], "artifact": null, "checks": [], "end": {"reason": "finished"}
+    })
+}
+
+fn run(policy: &str, attempts: Vec<Value>) -> Run {
+    serde_json::from_value(json!({
+        "format_version": 1, "kind": "run", "id": "r", "experiment": "E", "task": "t",
+        "profile": "p", "seed": 1, "policy": policy, "provenance": "simulated",
+        "started_at": "2026-01-02T00:00:00Z", "attempts": attempts,
+        "outcome": {"passed": false, "passed_tier": null}
+    }))
+    .expect("run")
+}
+
+fn receipts(run: &Run, passed: &[bool]) -> Vec<Receipt> {
+    let e = experiment();
+    let facts = RunFacts::of(run, &e.prices);
+    conduct_receipts("r.json", &e, run, passed, &facts)
+}
+
+/// The receipt named `claim`, and whether it passed.
+fn status(receipts: &[Receipt], claim: &str) -> (Status, String) {
+    let r = receipts
+        .iter()
+        .find(|r| r.claim.starts_with(claim))
+        .expect("receipt");
+    (r.status, r.recomputed.clone())
+}
+
+#[test]
+fn a_well_formed_ladder_run_passes_all_three() {
+    let r = run(
+        "ladder",
+        vec![attempt("small", 0, "a"), attempt("large", 3, "b")],
+    );
+    for receipt in receipts(&r, &[false, true]) {
+        assert_eq!(receipt.status, Status::Pass, "{receipt:?}");
+    }
+}
+
+#[test]
+fn a_single_tier_policy_with_a_retry_fails() {
+    let r = run(
+        "one",
+        vec![attempt("large", 0, "a"), attempt("large", 3, "b")],
+    );
+    let (s, why) = status(&receipts(&r, &[false, true]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("this run made 2"), "{why}");
+}
+
+#[test]
+fn a_ladder_escalating_after_a_pass_or_skipping_a_tier_fails() {
+    let r = run(
+        "ladder",
+        vec![attempt("small", 0, "a"), attempt("large", 3, "b")],
+    );
+    let (s, why) = status(&receipts(&r, &[true, true]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(
+        why.contains("passed its checks, yet the run escalated"),
+        "{why}"
+    );
+    let r = run("ladder", vec![attempt("large", 0, "a")]);
+    assert_eq!(status(&receipts(&r, &[true]), "policy").0, Status::Fail);
+    // Failing on the first tier without escalating, unless a stop ended it.
+    let r = run("ladder", vec![attempt("small", 0, "a")]);
+    assert_eq!(status(&receipts(&r, &[false]), "policy").0, Status::Fail);
+    let mut stopped = attempt("small", 0, "a");
+    stopped["end"] = json!({"reason": "budget_stop"});
+    let r = run("ladder", vec![stopped]);
+    assert_eq!(status(&receipts(&r, &[false]), "policy").0, Status::Pass);
+}
+
+#[test]
+fn a_call_to_another_tiers_model_fails_the_policy() {
+    let mut a = attempt("small", 0, "a");
+    a["calls"][0]["model_requested"] = json!("m/large");
+    let r = run("ladder", vec![a, attempt("large", 3, "b")]);
+    let (s, why) = status(&receipts(&r, &[false, true]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("requested `m/large`"), "{why}");
+}
+
+#[test]
+fn limits_hold_every_call_attempt_and_run() {
+    let over_budget = |a: &mut Value| a["calls"][0]["max_tokens"] = json!(2000);
+    let too_long = |a: &mut Value| a["duration_ms"] = json!(61000);
+    let many_turns = |a: &mut Value| {
+        let turn = a["turns"][0].clone();
+        a["turns"] = json!([turn.clone(), turn.clone(), turn.clone(), turn]);
+    };
+    for (name, edit) in [
+        ("max_tokens", &over_budget as &dyn Fn(&mut Value)),
+        ("run took", &too_long),
+        ("turns", &many_turns),
+    ] {
+        let mut a = attempt("large", 0, "a");
+        edit(&mut a);
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[true]), "limits");
+        assert_eq!(s, Status::Fail, "{name}");
+        assert!(why.contains(name), "{name}: {why}");
+    }
+}
+
+#[test]
+fn an_impossible_record_fails() {
+    let cases: [(&str, Edit); 5] = [
+        ("no tokens", |a| {
+            a["calls"][0]["usage"]["completion_tokens"] = json!(0)
+        }),
+        ("too fast", |a| {
+            a["calls"][0]["usage"]["completion_tokens"] = json!(900);
+            a["calls"][0]["latency_ms"] = json!(1);
+        }),
+        ("outlives its attempt", |a| {
+            a["calls"][0]["latency_ms"] = json!(5000)
+        }),
+        ("no request id", |a| a["calls"][0]["request_id"] = json!("")),
+        ("turn of another call", |a| {
+            a["turns"][0]["call"] = json!("zz")
+        }),
+    ];
+    for (name, edit) in cases {
+        let mut a = attempt("large", 0, "a");
+        edit(&mut a);
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[true]), "record is possible");
+        assert_eq!(s, Status::Fail, "{name}: {why}");
+    }
+    // Overlapping attempts of a sequential policy.
+    let r = run(
+        "ladder",
+        vec![attempt("small", 0, "a"), attempt("large", 1, "b")],
+    );
+    let (s, why) = status(&receipts(&r, &[false, true]), "record is possible");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("before attempts[0] ended"), "{why}");
+}
+
+#[test]
+fn a_speculative_ladder_calls_two_tiers_together_then_the_third() {
+    // Together, one passes: the run passes on it, and its time is not the sum.
+    let r = run(
+        "spec",
+        vec![attempt("small", 0, "a"), attempt("medium", 0, "b")],
+    );
+    for receipt in receipts(&r, &[false, true]) {
+        assert_eq!(receipt.status, Status::Pass, "{receipt:?}");
+    }
+    let facts = RunFacts::of(&r, &experiment().prices);
+    assert!(facts.passed(&[true, false]) && facts.passed(&[false, true]));
+    assert_eq!(facts.passed_tier(&[false, true]), Some("medium"));
+    assert_eq!(facts.wall_ms, 3000);
+    // Both failed: the third, after both.
+    let r = run(
+        "spec",
+        vec![
+            attempt("small", 0, "a"),
+            attempt("medium", 0, "b"),
+            attempt("large", 4, "c"),
+        ],
+    );
+    assert_eq!(
+        status(&receipts(&r, &[false, false, true]), "policy").0,
+        Status::Pass
+    );
+    // One after the other is not together.
+    let r = run(
+        "spec",
+        vec![attempt("small", 0, "a"), attempt("medium", 4, "b")],
+    );
+    let (s, why) = status(&receipts(&r, &[false, true]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("did not run together"), "{why}");
+    // A third tier though one passed.
+    let r = run(
+        "spec",
+        vec![
+            attempt("small", 0, "a"),
+            attempt("medium", 0, "b"),
+            attempt("large", 4, "c"),
+        ],
+    );
+    assert_eq!(
+        status(&receipts(&r, &[true, false, true]), "policy").0,
+        Status::Fail
+    );
+}
+
+#[test]
+fn a_tier_memory_run_is_a_ladder_from_where_it_starts() {
+    let r = run(
+        "memory",
+        vec![attempt("medium", 0, "a"), attempt("large", 4, "b")],
+    );
+    let (s, why) = status(&receipts(&r, &[false, true]), "policy");
+    assert_eq!(s, Status::Pass, "{why}");
+    assert!(why.contains("from `medium`"), "{why}");
+    // Skipping a tier upward is no ladder.
+    let r = run(
+        "memory",
+        vec![attempt("small", 0, "a"), attempt("large", 4, "b")],
+    );
+    assert_eq!(
+        status(&receipts(&r, &[false, true]), "policy").0,
+        Status::Fail
+    );
+}

@@ -1,0 +1,479 @@
+//! Receipts of an experiment's grid: every registered cell holds exactly its
+//! runs in the primary analysis, every other run is a declared rerun, no
+//! run stands outside the grid or after a stop, every deviation was logged
+//! after the registration and before the runs it names, no provider call is
+//! on record twice, and every ladder tries its tiers cheapest first.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::facts::{CallKey, RunFacts};
+use crate::model::{Deviation, DeviationKind, Deviations, Experiment, PolicyKind};
+use crate::numbers::{primary_runs, JudgedRun};
+use crate::time::{self, UnixMillis};
+
+use super::Receipt;
+
+/// What the grid's receipts found, for deciding hypotheses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GridFindings {
+    pub receipts: Vec<Receipt>,
+    /// Policies with a registered cell that holds fewer runs than registered.
+    pub incomplete: BTreeSet<String>,
+}
+
+type CellKey<'a> = (&'a str, &'a str, u64, &'a str);
+
+fn key(run: &RunFacts) -> CellKey<'_> {
+    (&run.task, &run.profile, run.seed, &run.policy)
+}
+
+fn show((task, profile, seed, policy): CellKey<'_>) -> String {
+    format!("{task} · {profile} · seed {seed} · {policy}")
+}
+
+/// The receipts of the grid of experiment `e` (directory `dir`) over its
+/// runs, with its deviations where it has any.
+pub fn grid_receipts(
+    dir: &str,
+    e: &Experiment,
+    runs: &[JudgedRun<'_>],
+    deviations: Option<&Deviations>,
+) -> GridFindings {
+    let subject = format!("{dir}/experiment.json");
+    let dev_subject = format!("{dir}/deviations.json");
+    let run_subject = |id: &str| format!("{dir}/runs/{id}.json");
+    let listed: &[Deviation] = deviations.map_or(&[], |d| d.deviations.as_slice());
+    let mut out = Vec::new();
+    let mut findings = GridFindings::default();
+    let registered = time::parse(&e.preregistration.registered_at).ok();
+    let by_id: BTreeMap<&str, &RunFacts> =
+        crate::btree::map(runs.iter().map(|j| (j.run.id.as_str(), j.run)));
+    let stop = listed
+        .iter()
+        .filter(|d| d.kind == DeviationKind::Stop)
+        .filter_map(|d| time::parse(&d.logged_at).ok().map(|t| (t, d)))
+        .min_by_key(|(t, _)| *t);
+
+    if let Some(d) = deviations {
+        if d.experiment != e.id {
+            out.push(Receipt::new(
+                &dev_subject,
+                "experiment",
+                &d.experiment,
+                format!("the deviations are stored under experiment {}", e.id),
+                false,
+            ));
+        }
+    }
+    for d in listed {
+        out.push(deviation_receipt(&dev_subject, d, registered, &by_id));
+    }
+
+    let in_grid = |r: &RunFacts| {
+        e.grid.tasks.contains(&r.task)
+            && e.grid.profiles.contains(&r.profile)
+            && e.grid.seeds.contains(&r.seed)
+            && e.grid.policies.contains(&r.policy)
+    };
+    for j in runs {
+        let r = j.run;
+        let subject = run_subject(&r.id);
+        if r.experiment != e.id {
+            out.push(Receipt::new(
+                &subject,
+                "experiment",
+                &r.experiment,
+                format!("the run is stored under experiment {}", e.id),
+                false,
+            ));
+        }
+        if !in_grid(r) {
+            out.push(Receipt::new(
+                &subject,
+                "cell",
+                show(key(r)),
+                "not a cell of the registered grid",
+                false,
+            ));
+        }
+        if let (Some((at, d)), Some(started)) = (stop, r.started_at) {
+            if started > at {
+                out.push(Receipt::new(
+                    &subject,
+                    "started before the study stopped",
+                    format!("started {}", time::format(started)),
+                    format!("{} stopped the study at {}", d.id, d.logged_at),
+                    false,
+                ));
+            }
+        }
+        if let Some(old) = &r.replaces {
+            out.push(rerun_receipt(&subject, r, old, &by_id, listed));
+        }
+    }
+
+    // The cells, in the primary analysis.
+    let primary = primary_runs(runs);
+    let mut counted: BTreeMap<CellKey<'_>, Vec<&str>> = BTreeMap::new();
+    for j in &primary {
+        if in_grid(j.run) {
+            counted.entry(key(j.run)).or_default().push(&j.run.id);
+        }
+    }
+    let want = e.grid.runs_per_cell as usize;
+    let mut missing = Vec::new();
+    let mut bad = 0usize;
+    for cell in e.grid.each_cell() {
+        let k = (cell.task, cell.profile, cell.seed, cell.policy);
+        let ids = counted.get(&k).map_or(&[][..], Vec::as_slice);
+        if ids.len() > want {
+            bad += 1;
+            out.push(Receipt::new(
+                &subject,
+                format!("grid cell {}", show(k)),
+                format!("{want} run(s) registered"),
+                format!("{} counted: {}", ids.len(), ids.join(", ")),
+                false,
+            ));
+        } else if ids.len() < want {
+            findings.incomplete.insert(cell.policy.to_string());
+            missing.push(k);
+            if stop.is_none() {
+                bad += 1;
+                out.push(Receipt::new(
+                    &subject,
+                    format!("grid cell {}", show(k)),
+                    format!("{want} run(s) registered"),
+                    if ids.is_empty() {
+                        "no run counted in the primary analysis".to_string()
+                    } else {
+                        format!("{} counted: {}", ids.len(), ids.join(", "))
+                    },
+                    false,
+                ));
+            }
+        }
+    }
+    let cells = e.grid.cells();
+    let outside = runs.len() - primary.len();
+    let recorded = format!("{cells} cells × {want} run(s)");
+    match (stop, bad) {
+        (_, 0) if missing.is_empty() => out.push(Receipt::new(
+            &subject,
+            "grid",
+            recorded,
+            format!(
+                "every cell holds its run(s) in the primary analysis; {outside} run(s) outside it"
+            ),
+            true,
+        )),
+        (Some((_, d)), 0) => {
+            // Whichever list is shorter: the cells that ran, or those that did not.
+            let ran: Vec<CellKey<'_>> = e
+                .grid
+                .each_cell()
+                .into_iter()
+                .map(|c| (c.task, c.profile, c.seed, c.policy))
+                .filter(|k| !missing.contains(k))
+                .collect();
+            let list = |cells: &[CellKey<'_>]| {
+                cells
+                    .iter()
+                    .map(|k| show(*k))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            let which = if ran.len() <= missing.len() {
+                format!("ran: {}", list(&ran))
+            } else {
+                format!("not run: {}", list(&missing))
+            };
+            out.push(Receipt::new(
+                &subject,
+                "grid",
+                recorded,
+                format!(
+                    "incomplete: {} stopped the study ({}); {} of {cells} cells ran; {which}",
+                    d.id,
+                    d.reason,
+                    ran.len(),
+                ),
+                true,
+            ))
+        }
+        _ => {}
+    }
+
+    out.extend(ladder_order(&subject, e));
+    out.extend(memory_receipts(&subject, e, runs));
+    out.extend(reused_calls(dir, runs.iter().map(|j| j.run)));
+    findings.receipts = out;
+    findings
+}
+
+/// A deviation was logged after the registration and before each run it
+/// names started, and names runs on record.
+fn deviation_receipt(
+    subject: &str,
+    d: &Deviation,
+    registered: Option<UnixMillis>,
+    runs: &BTreeMap<&str, &RunFacts>,
+) -> Receipt {
+    let claim = format!("deviation {}", d.id);
+    let recorded = format!("logged {}", d.logged_at);
+    let fail = |why: String| Receipt::new(subject, &claim, &recorded, why, false);
+    let Ok(at) = time::parse(&d.logged_at) else {
+        return fail(format!("`{}` is not a UTC timestamp", d.logged_at));
+    };
+    if registered.is_some_and(|r| at <= r) {
+        return fail("logged before the registration it deviates from".to_string());
+    }
+    for id in &d.runs {
+        let Some(run) = runs.get(id.as_str()) else {
+            return fail(format!("names run `{id}`, which is not on record"));
+        };
+        if run.started_at.is_none_or(|s| s <= at) {
+            return fail(format!("run `{id}` started before it was logged"));
+        }
+    }
+    Receipt::new(
+        subject,
+        claim,
+        recorded,
+        if d.runs.is_empty() {
+            "after the registration".to_string()
+        } else {
+            format!(
+                "after the registration, before the {} run(s) it names",
+                d.runs.len()
+            )
+        },
+        true,
+    )
+}
+
+/// A rerun replaces a run of its own cell and is declared by a `rerun`
+/// deviation.
+fn rerun_receipt(
+    subject: &str,
+    r: &RunFacts,
+    old: &str,
+    runs: &BTreeMap<&str, &RunFacts>,
+    deviations: &[Deviation],
+) -> Receipt {
+    let claim = "declared rerun";
+    let recorded = format!("replaces {old}");
+    let Some(original) = runs.get(old) else {
+        return Receipt::new(subject, claim, recorded, "no such run on record", false);
+    };
+    if key(original) != key(r) {
+        return Receipt::new(
+            subject,
+            claim,
+            recorded,
+            format!(
+                "the replaced run is of another cell ({})",
+                show(key(original))
+            ),
+            false,
+        );
+    }
+    match deviations
+        .iter()
+        .find(|d| d.kind == DeviationKind::Rerun && d.runs.contains(&r.id))
+    {
+        Some(d) => Receipt::new(
+            subject,
+            claim,
+            recorded,
+            format!("declared by deviation {}: {}", d.id, d.reason),
+            true,
+        ),
+        None => Receipt::new(
+            subject,
+            claim,
+            recorded,
+            "no rerun deviation declares it",
+            false,
+        ),
+    }
+}
+
+/// Each ladder tries its tiers cheapest first: neither price rises less
+/// than the tier before it.
+fn ladder_order(subject: &str, e: &Experiment) -> Vec<Receipt> {
+    let price = |tier: &str| {
+        e.tiers
+            .iter()
+            .find(|t| t.id == tier)
+            .and_then(|t| e.prices.models.get(&t.model))
+    };
+    e.policies
+        .iter()
+        .filter(|p| p.kind != PolicyKind::Single)
+        .map(|p| {
+            let claim = format!("policy `{}` tries its tiers cheapest first", p.id);
+            let recorded = p.tiers.join(" > ");
+            let dearer = p
+                .tiers
+                .windows(2)
+                .find(|w| match (price(&w[0]), price(&w[1])) {
+                    (Some(a), Some(b)) => {
+                        a.input_per_mtok > b.input_per_mtok || a.output_per_mtok > b.output_per_mtok
+                    }
+                    _ => true,
+                });
+            match dearer {
+                None => Receipt::new(
+                    subject,
+                    claim,
+                    recorded,
+                    "each tier costs no less than the one before",
+                    true,
+                ),
+                Some(w) => Receipt::new(
+                    subject,
+                    claim,
+                    recorded,
+                    format!(
+                        "`{}` is tried before `{}`, which is cheaper or unpriced",
+                        w[0], w[1]
+                    ),
+                    false,
+                ),
+            }
+        })
+        .collect()
+}
+
+/// Each tier-memory policy starts every run where the run's task last
+/// passed under it (its runs taken in the order they started; the first
+/// tier before the task has passed), and escalates from there.
+fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec<Receipt> {
+    e.policies
+        .iter()
+        .filter(|p| p.kind == PolicyKind::TierMemory)
+        .map(|p| {
+            let claim = format!("policy `{}` starts where the task last passed", p.id);
+            let mut of_policy: Vec<&JudgedRun<'_>> =
+                runs.iter().filter(|j| j.run.policy == p.id).collect();
+            of_policy
+                .sort_by(|a, b| (a.run.started_at, &a.run.id).cmp(&(b.run.started_at, &b.run.id)));
+            let mut memory: BTreeMap<&str, &str> = BTreeMap::new();
+            let first = p.tiers.first().map_or("", String::as_str);
+            let mut wrong = None;
+            for j in &of_policy {
+                let expected = memory.get(j.run.task.as_str()).copied().unwrap_or(first);
+                let started = j
+                    .run
+                    .attempts
+                    .first()
+                    .map_or("no attempt", |a| a.tier.as_str());
+                if started != expected && wrong.is_none() {
+                    wrong = Some(format!(
+                        "{} started on `{started}`; task `{}` last passed on `{expected}`",
+                        j.run.id, j.run.task
+                    ));
+                }
+                if let Some(tier) = j.run.passed_tier(j.attempts_passed) {
+                    memory.insert(&j.run.task, tier);
+                }
+            }
+            let recorded = format!("{} run(s), in the order they started", of_policy.len());
+            match wrong {
+                None => Receipt::new(
+                    subject,
+                    claim,
+                    recorded,
+                    "each run starts on the tier its task last passed on",
+                    true,
+                ),
+                Some(why) => Receipt::new(subject, claim, recorded, why, false),
+            }
+        })
+        .collect()
+}
+
+/// Provider calls recorded more than once among `runs` (of one experiment,
+/// in directory `dir`): the same request id, or the same call under another
+/// id. One failing receipt per run that repeats an earlier one's call.
+pub fn reused_calls<'a>(dir: &str, runs: impl Iterator<Item = &'a RunFacts>) -> Vec<Receipt> {
+    let mut seen = CallIndex::default();
+    let mut out = Vec::new();
+    for run in runs {
+        if let Some(receipt) = seen.add(dir, run, |_| true) {
+            out.push(receipt);
+        }
+    }
+    out
+}
+
+/// Calls by key, with the run (and its directory) that first recorded them.
+#[derive(Default)]
+pub struct CallIndex {
+    requests: BTreeMap<[u8; 16], (String, String)>,
+    contents: BTreeMap<[u8; 16], (String, String)>,
+}
+
+impl CallIndex {
+    /// Indexes `run`'s calls; a receipt when one repeats an indexed call of
+    /// a run in a directory `report` accepts.
+    pub fn add(
+        &mut self,
+        dir: &str,
+        run: &RunFacts,
+        report: impl Fn(&str) -> bool,
+    ) -> Option<Receipt> {
+        let mut found = None;
+        for (i, CallKey { request, content }) in run.calls.iter().enumerate() {
+            for (map, key, what) in [
+                (&mut self.requests, request, "request id"),
+                (
+                    &mut self.contents,
+                    content,
+                    "model, start, latency and usage",
+                ),
+            ] {
+                match map.get(key) {
+                    Some((other_dir, other)) if other != &run.id || other_dir != dir => {
+                        if found.is_none() && report(other_dir) {
+                            found = Some(Receipt::new(
+                                &format!("{dir}/runs/{}.json", run.id),
+                                "calls on record once",
+                                format!("call {} of {}", i + 1, run.calls.len()),
+                                format!("same {what} as a call of {other_dir}/runs/{other}.json"),
+                                false,
+                            ));
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        map.insert(*key, (dir.to_string(), run.id.clone()));
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Provider calls recorded in runs of two experiments: one failing receipt
+/// per run that repeats a call of another experiment's run (repeats within
+/// an experiment are its own grid's receipts).
+pub fn reused_across<'a>(
+    experiments: impl IntoIterator<Item = (&'a str, Vec<&'a RunFacts>)>,
+) -> Vec<Receipt> {
+    let mut index = CallIndex::default();
+    let mut out = Vec::new();
+    for (dir, runs) in experiments {
+        for run in runs {
+            if let Some(receipt) = index.add(dir, run, |other| other != dir) {
+                out.push(receipt);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
