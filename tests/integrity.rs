@@ -661,3 +661,106 @@ fn the_latency_study_reproduces_the_published_pass_rates() {
         );
     }
 }
+
+#[test]
+fn a_rerun_pointing_back_at_a_later_run_fails() {
+    let dir = sample_copy();
+    // A failed always-medium run "replaces" the run of its cell made later
+    // in the cell order (another seed is another cell, so: its own rerun
+    // declared the other way round).
+    let rerun = "E02-invoice-cleanup-fast-s3-ladder-rerun";
+    let original = "E02-invoice-cleanup-fast-s3-ladder";
+    edit_json(&run_path(dir.path(), "E02", rerun), |r| {
+        r.as_object_mut().expect("run").remove("replaces");
+    });
+    edit_json(&run_path(dir.path(), "E02", original), |r| {
+        r["replaces"] = json!(rerun);
+    });
+    edit_json(&dir.path().join("experiments/E02/deviations.json"), |d| {
+        for dev in d["deviations"].as_array_mut().expect("list") {
+            if dev["runs"][0] == rerun {
+                dev["runs"] = json!([original]);
+                dev["logged_at"] = json!("2026-10-28T12:30:00.001Z");
+            }
+        }
+    });
+    fails_with(dir.path(), &["started before the run it replaces ended"]);
+}
+
+#[test]
+fn an_attempt_without_calls_cannot_carry_an_artifact() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows
+        .iter()
+        .find(|r| r[4] == "always-large" && r[6] == "true" && r[12].is_empty())
+        .expect("a passing always-large run")[0]
+        .clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        r["attempts"][0]["calls"] = json!([]);
+        r["attempts"][0]["turns"] = json!([]);
+    });
+    fails_with(
+        dir.path(),
+        &[
+            &format!("{run}.json: record is possible"),
+            "made no provider call",
+        ],
+    );
+}
+
+#[test]
+fn a_call_without_its_turn_fails() {
+    let dir = sample_copy();
+    let rows = results(dir.path(), "E02");
+    let run = rows[1][0].clone();
+    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+        r["attempts"][0]["turns"]
+            .as_array_mut()
+            .expect("turns")
+            .remove(0);
+    });
+    fails_with(
+        dir.path(),
+        &[&format!("{run}.json: record is possible"), "chose 0 turns"],
+    );
+}
+
+#[test]
+fn a_summary_leaving_out_a_policy_or_hypothesis_fails() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/summary.json"), |s| {
+        s["primary"]["policies"]
+            .as_array_mut()
+            .expect("policies")
+            .remove(1);
+        s["hypotheses"]
+            .as_array_mut()
+            .expect("hypotheses")
+            .remove(0);
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "primary.policies[always-medium].pass_rate_pct: recorded not published",
+            "hypotheses[H1].outcome: recorded not published",
+        ],
+    );
+}
+
+#[test]
+fn strict_fails_what_could_not_be_checked() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/summary.json"), |s| {
+        let mut extra = s["primary"].clone();
+        extra["policies"] = json!([]);
+        s["secondary"] = json!([{"id": "per-protocol", "label": "x", "description": "x", "numbers": {"policies": [], "tiers": extra["tiers"]}}]);
+    });
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("could not be checked (--strict)"),
+        "{}",
+        stderr(&out)
+    );
+}

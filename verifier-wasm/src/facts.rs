@@ -49,7 +49,7 @@ pub fn last_round(run: &Run) -> Vec<usize> {
             round.clear();
         }
         round.push(i);
-        end = end.max(start.saturating_add(a.duration_ms as i64));
+        end = end.max(start.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX)));
     }
     round
 }
@@ -66,9 +66,9 @@ pub fn wall_ms(run: &Run) -> u64 {
         let Ok(s) = time::parse(&a.started_at) else {
             return sum();
         };
-        end = end.max(s.0.saturating_add(a.duration_ms as i64));
+        end = end.max(s.0.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX)));
     }
-    (end - start.0).max(0) as u64
+    end.saturating_sub(start.0).max(0) as u64
 }
 
 /// What identifies a provider call across runs: its request id, and what it
@@ -77,15 +77,18 @@ pub fn wall_ms(run: &Run) -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CallKey {
     pub request: [u8; 16],
-    pub content: [u8; 16],
+    /// `None` for a call without usage: calls that timed out alike look alike.
+    pub content: Option<[u8; 16]>,
 }
 
 impl CallKey {
     pub fn of(call: &crate::model::ProviderCall) -> CallKey {
+        // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
+        let started = time::parse(&call.started_at).map(|t| t.0).ok();
         let content = serde_json::json!([
             call.model_requested,
             call.model_echoed,
-            call.started_at,
+            started,
             call.latency_ms,
             call.usage.map(|u| [
                 Some(u.prompt_tokens),
@@ -97,7 +100,10 @@ impl CallKey {
         ]);
         CallKey {
             request: prefix(call.request_id.as_bytes()),
-            content: prefix(content.to_string().as_bytes()),
+            content: call
+                .usage
+                .is_some()
+                .then(|| prefix(content.to_string().as_bytes())),
         }
     }
 }

@@ -9,10 +9,22 @@ use std::collections::BTreeMap;
 /// e.g. `/primary/policies/0/pass_rate_pct`). `None` when the document is
 /// not JSON (the caller's typed parse reports why).
 pub fn json_number_literals(json: &[u8]) -> Option<BTreeMap<String, String>> {
+    let spans = json_number_spans(json)?;
+    Some(crate::btree::map(spans.into_iter().map(
+        |(pointer, range)| {
+            let text = String::from_utf8_lossy(&json[range]).into_owned();
+            (pointer, text)
+        },
+    )))
+}
+
+/// Where every number of a JSON document is written: its JSON Pointer and
+/// its byte range, in document order. `None` when the document is not JSON.
+pub fn json_number_spans(json: &[u8]) -> Option<Vec<(String, std::ops::Range<usize>)>> {
     let mut scan = Scan {
         bytes: json,
         at: 0,
-        out: BTreeMap::new(),
+        out: Vec::new(),
     };
     let mut pointer = String::new();
     scan.value(&mut pointer, 0)?;
@@ -26,7 +38,7 @@ const MAX_DEPTH: usize = 128;
 struct Scan<'a> {
     bytes: &'a [u8],
     at: usize,
-    out: BTreeMap<String, String>,
+    out: Vec<(String, std::ops::Range<usize>)>,
 }
 
 impl Scan<'_> {
@@ -101,11 +113,10 @@ impl Scan<'_> {
                 {
                     self.at += 1;
                 }
-                let text = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
-                if text.is_empty() {
+                if self.at == start {
                     return None;
                 }
-                self.out.insert(pointer.clone(), text.to_string());
+                self.out.push((pointer.clone(), start..self.at));
                 Some(())
             }
         }
@@ -186,7 +197,8 @@ pub fn decimals(literal: &str) -> Option<u32> {
     {
         return None;
     }
-    Some((frac.len() as i32 - exponent).max(0) as u32)
+    let frac = i32::try_from(frac.len()).unwrap_or(i32::MAX);
+    Some(frac.saturating_sub(exponent).max(0) as u32)
 }
 
 /// Whether a literal is written as a whole number (no fraction, no exponent).

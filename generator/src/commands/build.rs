@@ -17,7 +17,8 @@ pub struct Args {
     /// Where to write the site; the previous site there is replaced only if the build succeeds.
     #[arg(long, default_value = "site")]
     pub out: PathBuf,
-    /// Exit with code 1 when any receipt fails (the site is still written).
+    /// Exit with code 1 when any receipt fails or could not be checked (the
+    /// site is still written).
     #[arg(long)]
     pub strict: bool,
     /// Print nothing but errors.
@@ -59,11 +60,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
             );
         }
     }
-    if args.strict && report.tally.fail > 0 {
-        return Err(Failure {
-            message: format!("{} receipts failed (--strict)", report.tally.fail),
-            code: 1,
-        });
+    // Strict: a receipt that could not be checked is no pass either.
+    let (fail, unchecked) = (report.tally.fail, report.tally.could_not_check);
+    if args.strict && fail + unchecked > 0 {
+        let message = match (fail, unchecked) {
+            (f, 0) => format!("{f} receipts failed (--strict)"),
+            (0, u) => format!("{u} receipts could not be checked (--strict)"),
+            (f, u) => format!("{f} receipts failed and {u} could not be checked (--strict)"),
+        };
+        return Err(Failure { message, code: 1 });
     }
     Ok(())
 }

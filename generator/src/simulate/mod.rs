@@ -208,14 +208,17 @@ fn write_experiment_limited(
             corrections: Vec::new(),
             ..summary.clone()
         };
-        let bytes = json_bytes(&first);
+        let bytes = publish::summary_json(&first);
         let digest = receipts_verifier::digest::sha256_hex(&bytes);
         for c in &mut summary.corrections {
             c.published_in = Some(digest.clone());
         }
         objects.insert(digest, bytes);
     }
-    out.insert(format!("{dir}/summary.json"), json_bytes(&summary));
+    out.insert(
+        format!("{dir}/summary.json"),
+        publish::summary_json(&summary),
+    );
     out.insert(
         format!("{dir}/results.csv"),
         publish::results_csv(&publish::results(&experiment, &runs)),

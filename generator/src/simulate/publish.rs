@@ -17,7 +17,7 @@ use receipts_verifier::prereg::{
     preregistration_digest, registration_digest, rules_digest, task_digest,
 };
 use receipts_verifier::time::{format, UnixMillis};
-use receipts_verifier::verify::{grid_receipts, rule_policies};
+use receipts_verifier::verify::{grid_receipts, rule_policies, Precision};
 
 use super::plan::ExperimentPlan;
 
@@ -314,4 +314,35 @@ pub fn results_csv(rows: &[ResultRow]) -> Vec<u8> {
         ]);
     }
     csv.into_inner().unwrap_or_default()
+}
+
+/// A summary as JSON, every figure written to the decimals it is published
+/// with, trailing zeros kept (the text is the precision a figure claims):
+/// costs to the micro-dollar, rates, times and throughput to one decimal.
+pub fn summary_json(summary: &Summary) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(summary).unwrap_or_default();
+    bytes.push(b'\n');
+    let Some(spans) = receipts_verifier::literals::json_number_spans(&bytes) else {
+        return bytes;
+    };
+    for (pointer, range) in spans.into_iter().rev() {
+        let key = pointer
+            .rsplit('/')
+            .find(|part| part.parse::<usize>().is_err())
+            .unwrap_or_default();
+        let decimals = match Precision::of(key) {
+            Precision::Whole => continue,
+            Precision::DecimalsOrShare(4, _) => 6,
+            Precision::Decimals(0) => continue,
+            Precision::Decimals(d) | Precision::DecimalsOrShare(d, _) => d as usize,
+        };
+        let Some(value) = std::str::from_utf8(&bytes[range.clone()])
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        bytes.splice(range, format!("{value:.decimals$}").into_bytes());
+    }
+    bytes
 }

@@ -20,7 +20,7 @@ use crate::model::{Analysis, Correction, Outcome, Summary};
 use crate::time;
 
 use super::published::{
-    analysis_fields, display_literal, display_recomputed, judge_value, published_fields,
+    analysis_fields, display, display_literal, display_recomputed, judge_value, published_fields,
     PublishedField, Verdict,
 };
 use super::{Objects, Receipt};
@@ -151,6 +151,34 @@ pub fn summary_receipts(input: &SummaryInput<'_>) -> Vec<Receipt> {
         };
         out.push(receipt);
     }
+    // What the summary leaves out: a policy, a tier or a hypothesis of the
+    // primary analysis, or a figure of a secondary analysis it publishes.
+    let paths: BTreeSet<&str> = crate::btree::set(published.iter().map(|f| f.path.as_str()));
+    let secondary_ids: BTreeSet<String> = crate::btree::set(
+        summary
+            .secondary
+            .iter()
+            .map(|s| format!("secondary[{}].", s.id)),
+    );
+    for (path, value) in &recomputed {
+        let owed = path.starts_with("primary.")
+            || path.starts_with("hypotheses[")
+            || secondary_ids
+                .iter()
+                .any(|prefix| path.starts_with(prefix.as_str()));
+        if owed && !paths.contains(path.as_str()) {
+            out.push(Receipt::new(
+                &subject,
+                path,
+                "not published",
+                format!(
+                    "{} recomputed; a summary publishes every figure of its analyses",
+                    display(value)
+                ),
+                false,
+            ));
+        }
+    }
     for c in &summary.corrections {
         if !published.iter().any(|f| f.path == c.field) {
             out.push(Receipt::new(
@@ -216,7 +244,7 @@ fn chain_receipt(
             ));
         }
         let at = time::parse(&c.corrected_at).ok();
-        if at.is_none() || before_time.is_none() || at < before_time {
+        if at.is_none() || before_time.is_none() || at <= before_time {
             return fail(format!(
                 "corrections[{}] is dated {}, before {before_name}",
                 link.index, c.corrected_at

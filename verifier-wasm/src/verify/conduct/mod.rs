@@ -3,10 +3,10 @@
 //! Each is one receipt per run that names the first problem found, by
 //! attempt and call, or says what was checked.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::RunFacts;
-use crate::model::{CallStatus, EndReason, Experiment, PolicyKind, Run};
+use crate::model::{ActionTool, CallStatus, EndReason, Experiment, PolicyKind, Run};
 use crate::time::{self, UnixMillis};
 
 use super::Receipt;
@@ -204,7 +204,7 @@ fn speculative(run: &Run, tiers: &[String], passed: &[bool]) -> Result<String, S
     let time = |i: usize| -> Result<(i64, i64), String> {
         let a = &run.attempts[i];
         let s = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
-        Ok((s, s + a.duration_ms as i64))
+        Ok((s, s.saturating_add(millis(a.duration_ms))))
     };
     if n < 2 {
         if n == 1 && stopped(run) && on(0) == tiers.first().map(String::as_str) {
@@ -316,13 +316,18 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
     verdict(subject, "limits", recorded, check())
 }
 
+/// Milliseconds as a signed count, saturating.
+fn millis(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
 /// A run's wall time: from its start to the end of its last attempt.
 pub fn wall_ms(run: &Run) -> Result<u64, String> {
     let start = at(&run.started_at, "started_at")?;
     let mut end = start;
     for (i, a) in run.attempts.iter().enumerate() {
         let s = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
-        end = end.max(s + a.duration_ms as i64);
+        end = end.max(s.saturating_add(millis(a.duration_ms)));
     }
     Ok((end - start).max(0) as u64)
 }
@@ -371,7 +376,20 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     )
                 });
             }
-            let end = start + a.duration_ms as i64;
+            let end = start.saturating_add(millis(a.duration_ms));
+            if a.calls.is_empty() {
+                // No call, so nothing the model did: the attempt was stopped.
+                let stopped = matches!(
+                    a.end.reason,
+                    EndReason::BudgetStop | EndReason::TimeLimit | EndReason::Error
+                );
+                if !stopped || !a.turns.is_empty() || a.artifact.is_some() {
+                    return Err(format!(
+                        "attempts[{i}] made no provider call, yet it has turns, an artifact or ended `{}`",
+                        reason(a.end.reason)
+                    ));
+                }
+            }
             let mut call_end = start;
             for (j, c) in a.calls.iter().enumerate() {
                 let place = format!("attempts[{i}].calls[{j}]");
@@ -393,17 +411,26 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                         }
                     ));
                 }
-                call_end = s + c.latency_ms as i64;
+                call_end = s.saturating_add(millis(c.latency_ms));
                 if call_end > end {
                     return Err(format!(
                         "{place} ends {} ms after its attempt's recorded end",
                         call_end - end
                     ));
                 }
-                if c.status == CallStatus::Ok {
-                    let Some(u) = c.usage else {
-                        return Err(format!("{place} completed but has no usage"));
-                    };
+                if c.status == CallStatus::Ok
+                    && (c.usage.is_none() || c.finish_reason.is_none() || c.model_echoed.is_none())
+                {
+                    return Err(format!(
+                        "{place} completed but has no usage, finish reason or echoed model"
+                    ));
+                }
+                if c.usage.is_none() && (c.prompt_tokens_reserved == 0 || c.max_tokens == 0) {
+                    return Err(format!(
+                        "{place} lost its usage but reserved no prompt or output tokens to bound its cost"
+                    ));
+                }
+                if let Some(u) = c.usage {
                     if u.prompt_tokens == 0 || u.completion_tokens == 0 {
                         return Err(format!(
                             "{place} completed with {} prompt and {} completion tokens",
@@ -413,11 +440,6 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     if u.reasoning_tokens.is_some_and(|r| r > u.completion_tokens) {
                         return Err(format!(
                             "{place} has more reasoning tokens than completion tokens"
-                        ));
-                    }
-                    if c.finish_reason.is_none() || c.model_echoed.is_none() {
-                        return Err(format!(
-                            "{place} completed but has no finish reason or echoed model"
                         ));
                     }
                     if u.completion_tokens.saturating_mul(1000)
@@ -430,12 +452,35 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     }
                 }
             }
-            let call_ids: BTreeSet<&str> = a.calls.iter().map(|c| c.request_id.as_str()).collect();
+            // Each call chose one action: one turn per call, none without.
+            let mut turns_of: BTreeMap<&str, usize> =
+                a.calls.iter().map(|c| (c.request_id.as_str(), 0)).collect();
             for (j, t) in a.turns.iter().enumerate() {
-                if !call_ids.contains(t.call.as_str()) {
+                let Some(n) = turns_of.get_mut(t.call.as_str()) else {
                     return Err(format!(
                         "attempts[{i}].turns[{j}] names call `{}`, not a call of its attempt",
                         t.call
+                    ));
+                };
+                *n += 1;
+            }
+            if let Some((call, n)) = turns_of.iter().find(|(_, n)| **n != 1) {
+                return Err(format!(
+                    "attempts[{i}]: call `{call}` chose {n} turns; each call chooses one"
+                ));
+            }
+            // The artifact is what a write of a completed call produced.
+            if let Some(file) = &a.artifact {
+                let written = a.turns.iter().any(|t| {
+                    t.action.tool == ActionTool::Write
+                        && t.result.sha256.as_deref() == Some(file.sha256.as_str())
+                        && a.calls
+                            .iter()
+                            .any(|c| c.request_id == t.call && c.status == CallStatus::Ok)
+                });
+                if !written {
+                    return Err(format!(
+                        "attempts[{i}].artifact was not written by any turn of a completed call"
                     ));
                 }
             }

@@ -232,7 +232,9 @@ fn deviation_receipt(
         let Some(run) = runs.get(id.as_str()) else {
             return fail(format!("names run `{id}`, which is not on record"));
         };
-        if run.started_at.is_none_or(|s| s <= at) {
+        // A rerun is declared before it starts; a fix or a changed limit
+        // may name runs it concerns that came before it.
+        if d.kind == DeviationKind::Rerun && run.started_at.is_none_or(|s| s <= at) {
             return fail(format!("run `{id}` started before it was logged"));
         }
     }
@@ -266,6 +268,28 @@ fn rerun_receipt(
     let Some(original) = runs.get(old) else {
         return Receipt::new(subject, claim, recorded, "no such run on record", false);
     };
+    if original.id == r.id {
+        return Receipt::new(
+            subject,
+            claim,
+            recorded,
+            "a run cannot replace itself",
+            false,
+        );
+    }
+    // A rerun follows the run it replaces: it starts after that run ended.
+    let ended = original.started_at.map(|s| {
+        s.0.saturating_add(i64::try_from(original.wall_ms).unwrap_or(i64::MAX))
+    });
+    if r.started_at.map(|s| s.0) <= ended {
+        return Receipt::new(
+            subject,
+            claim,
+            recorded,
+            "it started before the run it replaces ended",
+            false,
+        );
+    }
     if key(original) != key(r) {
         return Receipt::new(
             subject,
@@ -359,10 +383,34 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                 runs.iter().filter(|j| j.run.policy == p.id).collect();
             of_policy
                 .sort_by(|a, b| (a.run.started_at, &a.run.id).cmp(&(b.run.started_at, &b.run.id)));
+            // What each run could remember: the passes of runs that had
+            // ended before it started, the latest per task.
+            let end = |j: &JudgedRun<'_>| {
+                j.run.started_at.map(|s| {
+                    s.0.saturating_add(i64::try_from(j.run.wall_ms).unwrap_or(i64::MAX))
+                })
+            };
+            let mut passes: Vec<(Option<i64>, &str, &str)> = of_policy
+                .iter()
+                .filter_map(|j| {
+                    j.run
+                        .passed_tier(j.attempts_passed)
+                        .map(|tier| (end(j), j.run.task.as_str(), tier))
+                })
+                .collect();
+            passes.sort_by_key(|(end, _, _)| *end);
             let mut memory: BTreeMap<&str, &str> = BTreeMap::new();
+            let mut known = 0;
             let first = p.tiers.first().map_or("", String::as_str);
             let mut wrong = None;
             for j in &of_policy {
+                let start = j.run.started_at.map(|s| s.0);
+                while let Some((_, task, tier)) =
+                    passes.get(known).filter(|(end, _, _)| *end <= start)
+                {
+                    memory.insert(task, tier);
+                    known += 1;
+                }
                 let expected = memory.get(j.run.task.as_str()).copied().unwrap_or(first);
                 let started = j
                     .run
@@ -374,9 +422,6 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                         "{} started on `{started}`; task `{}` last passed on `{expected}`",
                         j.run.id, j.run.task
                     ));
-                }
-                if let Some(tier) = j.run.passed_tier(j.attempts_passed) {
-                    memory.insert(&j.run.task, tier);
                 }
             }
             let recorded = format!("{} run(s), in the order they started", of_policy.len());
@@ -426,14 +471,18 @@ impl CallIndex {
     ) -> Option<Receipt> {
         let mut found = None;
         for (i, CallKey { request, content }) in run.calls.iter().enumerate() {
-            for (map, key, what) in [
-                (&mut self.requests, request, "request id"),
+            let keys = [
+                (&mut self.requests, Some(request), "request id"),
                 (
                     &mut self.contents,
-                    content,
+                    content.as_ref(),
                     "model, start, latency and usage",
                 ),
-            ] {
+            ];
+            for (map, key, what) in keys {
+                let Some(key) = key else {
+                    continue;
+                };
                 match map.get(key) {
                     Some((other_dir, other)) if other != &run.id || other_dir != dir => {
                         if found.is_none() && report(other_dir) {

@@ -214,3 +214,40 @@ fn a_ladder_must_try_its_tiers_cheapest_first() {
     e.policies[0].tiers = vec!["large".into(), "small".into()];
     assert_eq!(order(&e), Status::Fail);
 }
+
+#[test]
+fn tier_memory_starts_where_the_task_last_passed() {
+    let mut e = experiment(&["memory"]);
+    e.policies.push(crate::model::Policy {
+        id: "memory".into(),
+        label: "M".into(),
+        kind: PolicyKind::TierMemory,
+        tiers: vec!["small".into(), "large".into()],
+    });
+    let on = |mut facts: RunFacts, tier: &str| {
+        facts.attempts[0].tier = tier.into();
+        facts
+    };
+    let memory = |f: &GridFindings| {
+        f.receipts
+            .iter()
+            .find(|r| r.claim.contains("starts where the task last passed"))
+            .cloned()
+            .expect("memory receipt")
+    };
+    // The first run starts on the first tier and passes there; so must the next.
+    let a = on(run("a", 1, "memory", 1, None), "small");
+    let b = on(run("b", 2, "memory", 2, None), "small");
+    assert_eq!(
+        memory(&findings(&e, &[a.clone(), b], None)).status,
+        Status::Pass
+    );
+    let b = on(run("b", 2, "memory", 2, None), "large");
+    let receipt = memory(&findings(&e, &[a, b], None));
+    assert_eq!(receipt.status, Status::Fail);
+    assert!(
+        receipt.recomputed.starts_with("b started on `large`"),
+        "{}",
+        receipt.recomputed
+    );
+}
