@@ -12,42 +12,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use common::{receipts, sample_copy, stderr, stdout};
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(path).expect("read")).expect("json")
-}
-
-fn write_json(path: &Path, value: &Value) {
-    let mut text = serde_json::to_string_pretty(value).expect("json");
-    text.push('\n');
-    fs::write(path, text).expect("write");
-}
-
-fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
-    let mut value = read_json(path);
-    edit(&mut value);
-    write_json(path, &value);
-}
+use common::{edit_json, fails_with, read_json, receipts, sample_copy, stderr, stdout, write_json};
 
 fn run_path(root: &Path, experiment: &str, run: &str) -> std::path::PathBuf {
     root.join(format!("experiments/{experiment}/runs/{run}.json"))
-}
-
-/// Builds with `--strict` and checks it exits 1 with every `needle` among
-/// the failing receipts it prints.
-fn fails_with(root: &Path, needles: &[&str]) {
-    let out = receipts(root, &["build", "--strict"]);
-    let text = format!("{}{}", stdout(&out), stderr(&out));
-    assert_eq!(out.status.code(), Some(1), "expected exit 1:\n{text}");
-    let failing: Vec<&str> = text.lines().filter(|l| l.contains("Fail ")).collect();
-    for needle in needles {
-        assert!(
-            failing.iter().any(|l| l.contains(needle)),
-            "no failing receipt mentions `{needle}`:\n{}",
-            failing.join("\n")
-        );
-    }
 }
 
 /// The rows of a results table (header first).
@@ -442,83 +410,6 @@ fn the_original_seventeen_cell_average_is_caught() {
 }
 
 #[test]
-fn a_decision_rule_edited_after_registration_fails_naming_the_file() {
-    let dir = sample_copy();
-    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
-        e["hypotheses"][1]["rule"]["compare"]["right"]["value"] = json!(60.0);
-    });
-    fails_with(
-        dir.path(),
-        &["E02/experiment.json: registered rules (SHA-256)"],
-    );
-}
-
-#[test]
-fn a_limit_or_price_edited_after_registration_fails() {
-    let dir = sample_copy();
-    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
-        e["limits"]["max_output_tokens"] = json!(8192);
-    });
-    fails_with(
-        dir.path(),
-        &["E01/experiment.json: registered rules (SHA-256)"],
-    );
-}
-
-#[test]
-fn a_task_edited_after_registration_fails_naming_the_task_file() {
-    let dir = sample_copy();
-    let path = dir.path().join("experiments/tasks/shipping-rule.json");
-    edit_json(&path, |t| {
-        t["title"] = json!("An easier shipping rule");
-    });
-    fails_with(
-        dir.path(),
-        &["tasks/shipping-rule.json: registered task `shipping-rule` (SHA-256)"],
-    );
-}
-
-#[test]
-fn the_registered_log_edited_fails_naming_the_log() {
-    let dir = sample_copy();
-    let path = dir.path().join("experiments/E02/LOG.md");
-    let text = fs::read_to_string(&path).expect("log");
-    fs::write(
-        &path,
-        text.replacen("## Hypotheses", "## Hypotheses (revised)", 1),
-    )
-    .expect("write");
-    fails_with(dir.path(), &["E02/LOG.md: pre-registered part (SHA-256)"]);
-}
-
-#[test]
-fn a_registration_without_covers_fails_and_says_what_to_add() {
-    let dir = sample_copy();
-    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
-        e["preregistration"]
-            .as_object_mut()
-            .expect("object")
-            .remove("covers");
-    });
-    fails_with(
-        dir.path(),
-        &[
-            "registration covers the rules and tasks",
-            "add to `preregistration` \"covers\"",
-        ],
-    );
-}
-
-#[test]
-fn the_page_says_what_backs_the_registration_time() {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
-    assert!(page.contains("self-asserted: nothing outside the record backs this time"));
-}
-
-#[test]
 fn a_stopped_study_is_shown_incomplete_with_its_hypotheses_undecided() {
     let dir = sample_copy();
     let out = receipts(dir.path(), &["build", "--strict", "--quiet"]);
@@ -763,4 +654,43 @@ fn strict_fails_what_could_not_be_checked() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_stop_does_not_excuse_a_cell_dropped_before_the_last_that_ran() {
+    // E03 stopped after its first cells in the registered order (seeds, then
+    // tasks, profiles, policies); drop one of those and its results row, as
+    // if it had never run.
+    let dir = sample_copy();
+    let run = "E03-release-brief-careful-s1-tier-memory";
+    fs::remove_file(run_path(dir.path(), "E03", run)).expect("rm");
+    drop_result_row(dir.path(), "E03", run);
+    fails_with(
+        dir.path(),
+        &[
+            "grid cell release-brief · careful · seed 1 · tier-memory",
+            "though later cells of the registered order ran",
+        ],
+    );
+}
+
+#[test]
+fn a_throughput_written_in_tens_fails_as_too_coarse() {
+    // `1.6e2` reads as 160, but claims only ±5: more than the 1% a
+    // throughput must be published to.
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E01/summary.json");
+    let text = fs::read_to_string(&path).expect("read");
+    let literals =
+        receipts_verifier::literals::json_number_literals(text.as_bytes()).expect("json");
+    let tps = literals["/primary/policies/0/throughput_tps"].clone();
+    let tens = (tps.parse::<f64>().expect("number") / 10.0).round() / 10.0;
+    let forged = text.replacen(
+        &format!("\"throughput_tps\": {tps}"),
+        &format!("\"throughput_tps\": {tens:.1}e2"),
+        1,
+    );
+    assert_ne!(forged, text, "the throughput is where the test expects it");
+    fs::write(&path, forged).expect("write");
+    fails_with(dir.path(), &["throughput_tps", "too coarse"]);
 }

@@ -79,9 +79,25 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
             })
             .cloned(),
     );
+    // Records the build made rather than read: git anchors.
+    let made: std::collections::BTreeMap<String, &[u8]> = corpus
+        .experiments
+        .iter()
+        .filter_map(|e| {
+            let bytes = e.anchors.git_found.as_deref()?;
+            Some((
+                format!("{}/{}", e.dir, receipts_verifier::model::GIT_ANCHOR_FILE),
+                bytes,
+            ))
+        })
+        .collect();
     files.par_iter().try_for_each(|rel| -> Result<()> {
         let path = corpus.sources.file(rel);
         let published = format!("{DATA_DIR}/{rel}");
+        if let Some(bytes) = made.get(rel) {
+            let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
+            return staging.write_with_digest(&published, bytes, digest);
+        }
         if staging.is_own(&published, &path) {
             let digest = corpus.record_digests.get(rel).cloned().unwrap_or_default();
             staging.own(&published, digest);

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The repository root (the workspace).
@@ -124,4 +125,36 @@ fn decode(s: &str) -> String {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).expect("read")).expect("json")
+}
+
+pub fn write_json(path: &Path, value: &Value) {
+    let mut text = serde_json::to_string_pretty(value).expect("json");
+    text.push('\n');
+    fs::write(path, text).expect("write");
+}
+
+pub fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut value = read_json(path);
+    edit(&mut value);
+    write_json(path, &value);
+}
+
+/// Builds with `--strict` and checks it exits 1 with every `needle` among
+/// the failing receipts it prints.
+pub fn fails_with(root: &Path, needles: &[&str]) {
+    let out = receipts(root, &["build", "--strict"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "expected exit 1:\n{text}");
+    let failing: Vec<&str> = text.lines().filter(|l| l.contains("Fail ")).collect();
+    for needle in needles {
+        assert!(
+            failing.iter().any(|l| l.contains(needle)),
+            "no failing receipt mentions `{needle}`:\n{}",
+            failing.join("\n")
+        );
+    }
 }

@@ -121,6 +121,8 @@ fn prefix(bytes: &[u8]) -> [u8; 16] {
 pub struct AttemptFacts {
     pub tier: String,
     pub duration_ms: u64,
+    /// When it ended (its start plus its duration), `i64::MAX` when its start does not parse.
+    pub ended_ms: i64,
     /// The attempt's cost bound, or the model no price was found for.
     pub cost: Result<Cost, MissingPrice>,
     /// Calls that finished for `length`.
@@ -143,6 +145,9 @@ impl RunFacts {
                 AttemptFacts {
                     tier: a.tier.clone(),
                     duration_ms: a.duration_ms,
+                    ended_ms: time::parse(&a.started_at).map_or(i64::MAX, |t| {
+                        t.0.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX))
+                    }),
                     cost: attempt_cost(a, prices),
                     truncations: count(a.calls.iter(), |c| {
                         c.finish_reason == Some(FinishReason::Length)
@@ -200,13 +205,16 @@ impl RunFacts {
             .any(|&i| attempts_passed.get(i).copied().unwrap_or(false))
     }
 
-    /// The tier the run passed on: the first attempt of its last round that passed.
+    /// The tier the run passed on: of the attempts of its last round that
+    /// passed, the one that ended first (its answer came first), whatever
+    /// order the record lists them in; on a tie, the one listed first.
     pub fn passed_tier(&self, attempts_passed: &[bool]) -> Option<&str> {
         self.last_round
             .iter()
-            .find(|&&i| attempts_passed.get(i).copied().unwrap_or(false))
-            .and_then(|&i| self.attempts.get(i))
-            .map(|a| a.tier.as_str())
+            .filter(|&&i| attempts_passed.get(i).copied().unwrap_or(false))
+            .filter_map(|&i| self.attempts.get(i).map(|a| (a.ended_ms, i, a)))
+            .min_by_key(|&(ended, i, _)| (ended, i))
+            .map(|(_, _, a)| a.tier.as_str())
     }
 
     pub fn truncations(&self) -> u64 {

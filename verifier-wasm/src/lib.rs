@@ -7,6 +7,7 @@
 //! The same code is compiled natively for the `receipts` command and to
 //! WebAssembly for the browser, so both recompute identical results.
 
+pub mod anchor;
 mod btree;
 pub mod checks;
 pub mod cost;

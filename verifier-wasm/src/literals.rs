@@ -181,8 +181,9 @@ impl Scan<'_> {
 }
 
 /// The decimals a number literal is written with: `71` has 0, `71.0` has 1,
-/// `7.10e-3` has 5. `None` when the text is not a number.
-pub fn decimals(literal: &str) -> Option<u32> {
+/// `7.10e-3` has 5, and `1.6e2` has -1 (it claims tens). `None` when the
+/// text is not a number.
+pub fn decimals(literal: &str) -> Option<i32> {
     let (mantissa, exponent) = match literal.find(['e', 'E']) {
         Some(i) => (&literal[..i], literal[i + 1..].parse::<i32>().ok()?),
         None => (literal, 0),
@@ -198,7 +199,7 @@ pub fn decimals(literal: &str) -> Option<u32> {
         return None;
     }
     let frac = i32::try_from(frac.len()).unwrap_or(i32::MAX);
-    Some(frac.saturating_sub(exponent).max(0) as u32)
+    Some(frac.saturating_sub(exponent))
 }
 
 /// Whether a literal is written as a whole number (no fraction, no exponent).
@@ -239,7 +240,9 @@ mod tests {
         assert_eq!(decimals("71.00"), Some(2));
         assert_eq!(decimals("0.003964"), Some(6));
         assert_eq!(decimals("7.10e-3"), Some(5));
-        assert_eq!(decimals("1e2"), Some(0));
+        assert_eq!(decimals("1e2"), Some(-2));
+        assert_eq!(decimals("1.6e2"), Some(-1));
+        assert_eq!(decimals("160e0"), Some(0));
         assert_eq!(decimals("-0.5"), Some(1));
         assert_eq!(decimals("x"), None);
         assert!(is_integer("18"));

@@ -1,5 +1,6 @@
 //! The subcommands, one file each.
 
+mod anchor;
 mod build;
 mod export;
 pub mod schema;
@@ -40,6 +41,8 @@ pub enum Command {
     Simulate(simulate::Args),
     /// Print the JSON Schema of a record kind, or write all of them.
     Schema(schema::Args),
+    /// Show what backs a registration's time; write an RFC 3161 request for it, or keep a TSA's verified answer.
+    Anchor(anchor::Args),
 }
 
 /// A failed command: what to print and the exit code.
@@ -80,5 +83,6 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Anchor(args) => anchor::run(args),
     }
 }

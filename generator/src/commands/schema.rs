@@ -7,8 +7,8 @@ use anyhow::Context;
 use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
-    Deviations, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark, RegressionSuite, Report,
-    ResultRow, Run, Showcase, SkillEdit, Summary, Task,
+    Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, RegressionBenchmark,
+    RegressionSuite, Report, ResultRow, Run, Showcase, SkillEdit, Summary, Task,
 };
 
 use super::Failure;
@@ -21,6 +21,7 @@ pub enum Kind {
     Summary,
     ResultRow,
     Deviations,
+    GitAnchor,
     Showcase,
     Report,
     Harness,
@@ -48,6 +49,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Summary,
         Kind::ResultRow,
         Kind::Deviations,
+        Kind::GitAnchor,
         Kind::Showcase,
         Kind::Report,
         Kind::Harness,
@@ -69,6 +71,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::Summary => "summary",
         Kind::ResultRow => "result-row",
         Kind::Deviations => "deviations",
+        Kind::GitAnchor => "git-anchor",
         Kind::Showcase => "showcase",
         Kind::Report => "report",
         Kind::Harness => "harness",
@@ -87,6 +90,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::Summary => schema_for!(Summary),
         Kind::ResultRow => schema_for!(ResultRow),
         Kind::Deviations => schema_for!(Deviations),
+        Kind::GitAnchor => schema_for!(GitAnchor),
         Kind::Showcase => schema_for!(Showcase),
         Kind::Report => schema_for!(Report),
         Kind::Harness => schema_for!(HarnessSuite),

@@ -10,6 +10,10 @@
 //! experiments/<id>/summary.json        what was published (optional)
 //! experiments/<id>/results.csv         the published per-run table (optional)
 //! experiments/<id>/deviations.json     deviations from the registration (optional)
+//! experiments/<id>/registration.tsr    an RFC 3161 time stamp of the registration (optional,
+//! experiments/<id>/registration.tsa.pem  with the TSA's certificate)
+//! experiments/<id>/registration.git.json the commit that first held the registration
+//!                                      (written by the build inside a git checkout; see [`git`])
 //! experiments/<id>/runs/<run>.json     one file per run
 //! experiments/harness/<suite>/…        harness suites and their runs (see [`harness`])
 //! experiments/regressions/<suite>/…    regression suites and their edits (see [`regression`])
@@ -23,12 +27,17 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use receipts_verifier::model::{Deviations, Experiment, ResultRow, Run, Showcase, Summary, Task};
+use receipts_verifier::model::{
+    Deviations, Experiment, GitAnchor, ResultRow, Run, Showcase, Summary, Task, GIT_ANCHOR_FILE,
+    TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
+};
 
 use crate::gzip;
 use crate::head::RunHead;
 
 mod files;
+#[cfg(feature = "cli")]
+pub mod git;
 mod harness;
 mod regression;
 mod sources;
@@ -96,9 +105,48 @@ pub struct LoadedExperiment {
     /// The results table's bytes, for the same reason.
     pub results_text: Option<Vec<u8>>,
     pub deviations: Option<Deviations>,
+    /// What backs the registration time from outside the record.
+    pub anchors: LoadedAnchors,
     /// The head of each run, sorted by id; the records are read again by
     /// [`read_run`] when they are verified.
     pub runs: Vec<RunHead>,
+}
+
+/// An experiment's anchor files (see `receipts_verifier::anchor`).
+#[derive(Debug, Default)]
+pub struct LoadedAnchors {
+    pub timestamp: Option<Vec<u8>>,
+    pub tsa_certificate: Option<Vec<u8>>,
+    pub git: Option<GitAnchor>,
+    /// The bytes of `registration.git.json` when the build found the commit
+    /// (there is no input file to publish then).
+    pub git_found: Option<Vec<u8>>,
+}
+
+impl LoadedAnchors {
+    /// The files as the verifier reads them.
+    pub fn files(&self) -> receipts_verifier::anchor::AnchorFiles<'_> {
+        receipts_verifier::anchor::AnchorFiles {
+            timestamp: self.timestamp.as_deref(),
+            tsa_certificate: self.tsa_certificate.as_deref(),
+            git: self.git.as_ref(),
+        }
+    }
+
+    /// The names of the anchor files present, as published beside `experiment.json`.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.git.is_some() {
+            out.push(GIT_ANCHOR_FILE);
+        }
+        if self.timestamp.is_some() {
+            out.push(TIMESTAMP_FILE);
+        }
+        if self.tsa_certificate.is_some() {
+            out.push(TSA_CERTIFICATE_FILE);
+        }
+        out
+    }
 }
 
 impl LoadedExperiment {
@@ -177,7 +225,11 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
             "no experiments directory: nothing to build (run `receipts simulate` to write the sample)",
         ));
     }
-    reader.everything(sources)
+    #[allow(unused_mut)]
+    let mut corpus = reader.everything(sources)?;
+    #[cfg(feature = "cli")]
+    git::find_anchors(&mut corpus);
+    Ok(corpus)
 }
 
 /// Reads what a built site was made from: the records, the showcase and the
@@ -471,6 +523,25 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
+        let beside = |name: &str| -> Result<Option<Vec<u8>>, InputError> {
+            let path = dir.join(name);
+            Ok(if self.is_file(&path) {
+                Some(self.read(&path)?)
+            } else {
+                None
+            })
+        };
+        let git_path = dir.join(GIT_ANCHOR_FILE);
+        let anchors = LoadedAnchors {
+            timestamp: beside(TIMESTAMP_FILE)?,
+            tsa_certificate: beside(TSA_CERTIFICATE_FILE)?,
+            git: if self.is_file(&git_path) {
+                Some(self.json(&git_path)?)
+            } else {
+                None
+            },
+            git_found: None,
+        };
         let runs_dir = dir.join("runs");
         let runs = if self.is_dir(&runs_dir)? {
             self.runs(&runs_dir, &experiment)?
@@ -486,6 +557,7 @@ impl<'a> Reader<'a> {
             results,
             results_text,
             deviations,
+            anchors,
             runs,
         })
     }

@@ -67,7 +67,9 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
         attempts.push(a0);
         attempts.push(a1);
         if p0 || p1 {
-            passed_tier = Some(policy.tiers[usize::from(!p0)].clone());
+            // When both pass, the run passed on the one whose answer came first.
+            let on = usize::from(!p0 || (p1 && end1 < end0));
+            passed_tier = Some(policy.tiers[on].clone());
             index = policy.tiers.len();
         } else if stopped {
             index = policy.tiers.len();

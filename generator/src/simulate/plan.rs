@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use receipts_verifier::model::{
-    CompareOp, Constant, Grid, Hypothesis, Limits, Metric, MetricRef, ModelPrice, Operand, Policy,
-    PolicyKind, PriceTable, Rule, Tier,
+    CompareOp, Constant, Grid, GridAxis, Hypothesis, Limits, Metric, MetricRef, ModelPrice,
+    Operand, Policy, PolicyKind, PriceTable, Rule, Tier,
 };
 use receipts_verifier::time;
 
@@ -303,6 +303,13 @@ fn grid(seeds: Vec<u64>) -> Grid {
         seeds,
         policies: policies().into_iter().map(|p| p.id).collect(),
         runs_per_cell: 1,
+        // The order [`ExperimentPlan::cells`] runs them in.
+        order: Some(vec![
+            GridAxis::Seeds,
+            GridAxis::Tasks,
+            GridAxis::Profiles,
+            GridAxis::Policies,
+        ]),
     }
 }
 

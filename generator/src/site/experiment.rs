@@ -401,10 +401,7 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
         simulated: e.provenance == Provenance::Simulated,
         href: experiment_href(&e.id),
         registered_at: e.preregistration.registered_at.clone(),
-        registration_anchor: format!(
-            "{}: nothing outside the record backs this time",
-            receipts_verifier::verify::ANCHOR_NONE
-        ),
+        registration_anchor: v.registration_anchor.clone(),
         grid: e.grid.clone(),
         cells: e.grid.cells(),
         runs: loaded.runs.len(),

@@ -85,6 +85,7 @@ pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
     if loaded.deviations.is_some() {
         names.push("deviations.json".to_string());
     }
+    names.extend(loaded.anchors.names().into_iter().map(String::from));
     names
 }
 

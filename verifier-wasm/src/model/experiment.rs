@@ -86,12 +86,86 @@ pub struct Grid {
     pub policies: Vec<String>,
     /// How many runs each cell holds in the primary analysis (usually 1).
     pub runs_per_cell: u32,
+    /// The order the cells are run in: the four axes from outermost to
+    /// innermost (default: tasks, profiles, seeds, policies). A study stopped
+    /// early may leave out only the cells after the last one that ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Vec<GridAxis>>,
 }
+
+/// An axis of the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum GridAxis {
+    Tasks,
+    Profiles,
+    Seeds,
+    Policies,
+}
+
+/// The order of the axes when none is registered.
+pub const GRID_ORDER: [GridAxis; 4] = [
+    GridAxis::Tasks,
+    GridAxis::Profiles,
+    GridAxis::Seeds,
+    GridAxis::Policies,
+];
 
 impl Grid {
     /// The number of cells in the grid.
     pub fn cells(&self) -> usize {
         self.tasks.len() * self.profiles.len() * self.seeds.len() * self.policies.len()
+    }
+
+    /// The registered run order, when it names each axis once.
+    pub fn axes(&self) -> Option<[GridAxis; 4]> {
+        let Some(order) = &self.order else {
+            return Some(GRID_ORDER);
+        };
+        let axes: [GridAxis; 4] = order.as_slice().try_into().ok()?;
+        let mut sorted = axes;
+        sorted.sort();
+        (sorted == GRID_ORDER).then_some(axes)
+    }
+
+    /// Every cell in the registered run order ([`Grid::axes`]; the grid
+    /// order when none is registered or it is not a permutation).
+    pub fn run_order(&self) -> Vec<Cell<'_>> {
+        let axes = self.axes().unwrap_or(GRID_ORDER);
+        let len = |axis: GridAxis| match axis {
+            GridAxis::Tasks => self.tasks.len(),
+            GridAxis::Profiles => self.profiles.len(),
+            GridAxis::Seeds => self.seeds.len(),
+            GridAxis::Policies => self.policies.len(),
+        };
+        let mut out = Vec::with_capacity(self.cells());
+        let mut index = [0usize; 4];
+        if axes.iter().any(|&a| len(a) == 0) {
+            return out;
+        }
+        loop {
+            let at = |axis: GridAxis| index[axes.iter().position(|&a| a == axis).unwrap_or(0)];
+            out.push(Cell {
+                task: &self.tasks[at(GridAxis::Tasks)],
+                profile: &self.profiles[at(GridAxis::Profiles)],
+                seed: self.seeds[at(GridAxis::Seeds)],
+                policy: &self.policies[at(GridAxis::Policies)],
+            });
+            // Advance the innermost axis, carrying outwards.
+            let mut level = 4;
+            loop {
+                if level == 0 {
+                    return out;
+                }
+                level -= 1;
+                index[level] += 1;
+                if index[level] < len(axes[level]) {
+                    break;
+                }
+                index[level] = 0;
+            }
+        }
     }
 
     /// Every cell, in grid order (task, then profile, seed and policy).

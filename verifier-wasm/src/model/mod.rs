@@ -5,6 +5,7 @@
 //! read. `docs/FORMAT.md` describes the layout on disk; `receipts schema`
 //! prints the JSON Schema generated from these types.
 
+mod anchor;
 mod deviation;
 mod experiment;
 mod harness;
@@ -15,6 +16,7 @@ mod showcase;
 mod summary;
 mod task;
 
+pub use anchor::*;
 pub use deviation::*;
 pub use experiment::*;
 pub use harness::*;

@@ -8,9 +8,11 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::anchor::AnchorFiles;
 use crate::model::{
-    benchmark_path, Deviations, Experiment, HarnessRun, HarnessSuite, RegressionBenchmark,
-    RegressionSuite, ResultRow, Run, SkillEdit, Summary, Task, HARNESS_DIR, REGRESSIONS_DIR,
+    benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
+    RegressionBenchmark, RegressionSuite, ResultRow, Run, SkillEdit, Summary, Task,
+    GIT_ANCHOR_FILE, HARNESS_DIR, REGRESSIONS_DIR, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
 
 use super::{ExperimentCheck, Receipt, Tally};
@@ -155,8 +157,18 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         let deviations: Option<Deviations> = files
             .get(&deviations_path)
             .and_then(|b| parse(&deviations_path, b, &mut receipts));
+        let git_path = format!("{dir}/{GIT_ANCHOR_FILE}");
+        let git: Option<GitAnchor> = files
+            .get(&git_path)
+            .and_then(|b| parse(&git_path, b, &mut receipts));
+        let beside = |name: &str| files.get(&format!("{dir}/{name}")).map(Vec::as_slice);
         let check = ExperimentCheck {
             dir,
+            anchors: AnchorFiles {
+                timestamp: beside(TIMESTAMP_FILE),
+                tsa_certificate: beside(TSA_CERTIFICATE_FILE),
+                git: git.as_ref(),
+            },
             experiment: &experiment,
             log: &log,
             summary: summary.as_ref(),

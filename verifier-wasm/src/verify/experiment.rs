@@ -4,17 +4,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::anchor::AnchorFiles;
 use crate::decide::decide;
 use crate::facts::RunFacts;
 use crate::model::{
     Analysis, Deviations, Experiment, Operand, Outcome, ResultRow, Rule, Run, Summary, Task,
 };
 use crate::numbers::{analyze, latest_runs, primary_runs, JudgedRun};
-use crate::prereg::{preregistration_digest, registration_digest, rules_digest, task_digest};
-use crate::time;
 
 use super::conduct::conduct_receipts;
 use super::grid::grid_receipts;
+use super::registration::preregistration;
 use super::results::results_receipts;
 use super::run::{task_input_bytes, verify_run, verify_task_inputs};
 use super::summary::{summary_receipts, SummaryInput};
@@ -34,6 +34,8 @@ pub struct ExperimentCheck<'a> {
     pub results_text: Option<&'a [u8]>,
     /// `deviations.json`, when the experiment has one.
     pub deviations: Option<&'a Deviations>,
+    /// What backs the registration time from outside the record.
+    pub anchors: AnchorFiles<'a>,
     pub tasks: &'a BTreeMap<String, Task>,
     pub objects: &'a (dyn Objects + Sync),
 }
@@ -51,6 +53,8 @@ pub struct ExperimentVerification {
     pub hypotheses: Vec<(String, Outcome)>,
     /// Experiment-level receipts: pre-registration, task inputs, summary, results table.
     pub receipts: Vec<Receipt>,
+    /// What backs the registration time, in words (see [`super::registration`]).
+    pub registration_anchor: String,
 }
 
 impl ExperimentVerification {
@@ -130,7 +134,7 @@ impl ExperimentCheck<'_> {
     /// run, sorted by id) and checks what was published.
     pub fn finish(&self, runs: Vec<RunVerification>) -> ExperimentVerification {
         let e = self.experiment;
-        let mut receipts = preregistration(self, &runs);
+        let (mut receipts, registration_anchor) = preregistration(self, &runs);
         for task_id in &e.grid.tasks {
             if let Some(task) = self.tasks.get(task_id) {
                 receipts.extend(verify_task_inputs(task, self.objects));
@@ -192,6 +196,7 @@ impl ExperimentCheck<'_> {
             secondary,
             hypotheses,
             receipts,
+            registration_anchor,
         }
     }
 }
@@ -209,119 +214,3 @@ pub fn rule_policies(rule: &Rule) -> Vec<&str> {
         }
     }
 }
-
-fn preregistration(input: &ExperimentCheck<'_>, runs: &[RunVerification]) -> Vec<Receipt> {
-    let e = input.experiment;
-    let p = &e.preregistration;
-    let log_subject = format!("{}/{}", input.dir, p.log);
-    let subject = format!("{}/experiment.json", input.dir);
-    let digest_receipt =
-        |subject: &str, claim: &str, recorded: &str, recomputed: Option<String>, missing: &str| {
-            match recomputed {
-                Some(d) => Receipt::new(subject, claim, recorded, &d, d == recorded),
-                None => Receipt::new(subject, claim, recorded, missing, false),
-            }
-        };
-    let log_digest = preregistration_digest(input.log, &p.end_marker);
-    let rules = rules_digest(e);
-    let tasks: BTreeMap<String, String> = crate::btree::map(
-        e.grid
-            .tasks
-            .iter()
-            .filter_map(|id| input.tasks.get(id).map(|t| (id.clone(), task_digest(t)))),
-    );
-    let mut out = Vec::new();
-    match &p.covers {
-        None => {
-            out.push(digest_receipt(
-                &log_subject,
-                "pre-registered part (SHA-256)",
-                &p.sha256,
-                log_digest.clone(),
-                "the end marker line is missing",
-            ));
-            let log = log_digest.unwrap_or_default();
-            out.push(Receipt::new(
-                &subject,
-                "registration covers the rules and tasks",
-                "the log only",
-                format!(
-                    "add to `preregistration` \"covers\": {{\"log\": \"{log}\", \"rules\": \"{rules}\", \"tasks\": {}}} and set \"sha256\" to {}",
-                    serde_json::to_string(&tasks).unwrap_or_default(),
-                    registration_digest(&log, &rules, &tasks)
-                ),
-                false,
-            ));
-        }
-        Some(covers) => {
-            out.push(digest_receipt(
-                &log_subject,
-                "pre-registered part (SHA-256)",
-                &covers.log,
-                log_digest,
-                "the end marker line is missing",
-            ));
-            out.push(digest_receipt(
-                &subject,
-                "registered rules (SHA-256)",
-                &covers.rules,
-                Some(rules),
-                "",
-            ));
-            for id in &e.grid.tasks {
-                let claim = format!("registered task `{id}` (SHA-256)");
-                let task_subject = format!("tasks/{id}.json");
-                match covers.tasks.get(id) {
-                    Some(recorded) => out.push(digest_receipt(
-                        &task_subject,
-                        &claim,
-                        recorded,
-                        tasks.get(id).cloned(),
-                        "no such task",
-                    )),
-                    None => out.push(Receipt::new(
-                        &task_subject,
-                        claim,
-                        "not covered",
-                        "a task of the grid the registration does not cover",
-                        false,
-                    )),
-                }
-            }
-            out.push(digest_receipt(
-                &subject,
-                "registration digest (SHA-256)",
-                &p.sha256,
-                Some(registration_digest(
-                    &covers.log,
-                    &covers.rules,
-                    &covers.tasks,
-                )),
-                "",
-            ));
-        }
-    }
-    let first_call = runs.iter().filter_map(|v| v.facts.first_call.clone()).min();
-    let claim = "pre-registered before the first provider call";
-    let timing = match (time::parse(&p.registered_at), first_call) {
-        (Ok(reg), Some((first, first_text))) => Receipt::new(
-            &subject,
-            claim,
-            format!("registered {} ({ANCHOR_NONE})", p.registered_at),
-            format!("first call {first_text}"),
-            reg < first,
-        ),
-        (Ok(_), None) => Receipt::unchecked(
-            &subject,
-            claim,
-            format!("registered {}", p.registered_at),
-            "no provider call on record",
-        ),
-        (Err(e), _) => Receipt::new(&subject, claim, &p.registered_at, e.to_string(), false),
-    };
-    out.push(timing);
-    out
-}
-
-/// What backs a registration time that nothing outside the record attests.
-pub const ANCHOR_NONE: &str = "self-asserted";

@@ -12,6 +12,7 @@ mod experiment;
 mod grid;
 mod harness;
 mod published;
+mod registration;
 mod regression;
 mod report;
 mod results;
@@ -21,7 +22,7 @@ mod summary;
 pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
     rule_policies, verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs,
-    ANCHOR_NONE, RERUNS_REPLACE,
+    RERUNS_REPLACE,
 };
 pub use grid::{grid_receipts, reused_across, GridFindings};
 pub use harness::{
@@ -32,6 +33,7 @@ pub use published::{
     agrees, agrees_to, display, display_like, display_literal, judge, published_fields,
     values_agree, Precision, PublishedField, Verdict,
 };
+pub use registration::ANCHOR_NONE;
 pub use regression::{
     action, benchmark_rates, decide, edit_cost, level0, same_side_effects, verdict,
     verify_benchmark, verify_regressions, verify_skill_edit, Decision, EditCost, Level0Diff, Rates,

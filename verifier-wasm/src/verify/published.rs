@@ -120,12 +120,12 @@ pub fn judge(literal: &str, recomputed: f64, precision: Precision) -> Verdict {
     if !published.is_finite() || !recomputed.is_finite() {
         return Verdict::Differs;
     }
-    let half_unit = 0.5 * 10f64.powi(-(decimals as i32));
+    let half_unit = 0.5 * 10f64.powi(-decimals);
     let precise_enough = match precision {
         Precision::Whole => crate::literals::is_integer(literal),
-        Precision::Decimals(d) => decimals >= d,
+        Precision::Decimals(d) => decimals >= d as i32,
         Precision::DecimalsOrShare(d, share) => {
-            decimals >= d || 2.0 * half_unit <= share * published.abs()
+            decimals >= d as i32 || 2.0 * half_unit <= share * published.abs()
         }
     };
     if !precise_enough {
@@ -141,7 +141,7 @@ pub fn judge(literal: &str, recomputed: f64, precision: Precision) -> Verdict {
     }
 }
 
-fn literal_decimals(literal: &str) -> Option<u32> {
+fn literal_decimals(literal: &str) -> Option<i32> {
     crate::literals::decimals(literal)
 }
 
@@ -326,7 +326,10 @@ pub fn display_recomputed(
             let written = literals
                 .and_then(|l| l.get(pointer))
                 .and_then(|t| literal_decimals(t))
-                .unwrap_or_else(|| decimals_of(p.as_f64().unwrap_or(0.0)) as u32);
+                .map_or_else(
+                    || decimals_of(p.as_f64().unwrap_or(0.0)) as u32,
+                    |d| d.max(0) as u32,
+                );
             let floor = match Precision::of(field) {
                 Precision::Whole => 0,
                 Precision::Decimals(d) | Precision::DecimalsOrShare(d, _) => d,
@@ -444,6 +447,12 @@ mod tests {
         assert!(matches!(judge("18.0", 18.0, runs), Verdict::Imprecise(_)));
         assert_eq!(judge("17", 18.0, runs), Verdict::Differs);
         assert!(matches!(judge("x", 1.0, runs), Verdict::Imprecise(_)));
+        // An exponent claims what it writes: `1.6e2` is 160 ± 5, over 1% of
+        // a throughput; `160` is 160 ± 0.5, under it.
+        let tps = Precision::of("throughput_tps");
+        assert!(matches!(judge("1.6e2", 159.8, tps), Verdict::Imprecise(_)));
+        assert_eq!(judge("160", 159.8, tps), Verdict::Agrees);
+        assert_eq!(judge("159.8e0", 159.8, tps), Verdict::Agrees);
     }
 
     #[test]

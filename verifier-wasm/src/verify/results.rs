@@ -154,7 +154,7 @@ fn like(value: &Value, written: Option<&str>, column: &str) -> String {
     };
     let decimals = written
         .and_then(crate::literals::decimals)
-        .unwrap_or(0)
+        .map_or(0, |d| d.max(0) as u32)
         .max(floor) as usize;
     match value {
         Value::Number(n) if decimals > 0 => {

@@ -263,3 +263,20 @@ fn a_tier_memory_run_is_a_ladder_from_where_it_starts() {
         Status::Fail
     );
 }
+
+#[test]
+fn a_speculative_run_passed_on_the_tier_whose_answer_came_first() {
+    let mut fast = attempt("medium", 0, "b");
+    fast["duration_ms"] = json!(2500);
+    for attempts in [
+        vec![attempt("small", 0, "a"), fast.clone()],
+        vec![fast.clone(), attempt("small", 0, "a")],
+    ] {
+        let facts = RunFacts::of(&run("spec", attempts), &experiment().prices);
+        assert_eq!(
+            facts.passed_tier(&[true, true]),
+            Some("medium"),
+            "whatever order the record lists them in"
+        );
+    }
+}

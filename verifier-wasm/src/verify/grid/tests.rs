@@ -213,6 +213,16 @@ fn a_ladder_must_try_its_tiers_cheapest_first() {
     assert_eq!(order(&e), Status::Pass);
     e.policies[0].tiers = vec!["large".into(), "small".into()];
     assert_eq!(order(&e), Status::Fail);
+    // Mixed prices (the later tier dearer on output only) have no order to
+    // break; a later tier cheaper on one price and equal on the other does.
+    let price = |e: &mut Experiment, model: &str, input: f64, output: f64| {
+        let p = e.prices.models.get_mut(model).expect("priced");
+        (p.input_per_mtok, p.output_per_mtok) = (input, output);
+    };
+    price(&mut e, "m/small", 1.0, 8.0);
+    assert_eq!(order(&e), Status::Pass, "mixed prices");
+    price(&mut e, "m/small", 3.0, 2.0);
+    assert_eq!(order(&e), Status::Fail, "cheaper on output, equal on input");
 }
 
 #[test]

@@ -1,0 +1,114 @@
+//! Forgeries of a pre-registration: every part it covers edited after the
+//! fact (the log, the rules, a task, the recorded digests themselves), each
+//! held to fail a receipt naming the file; and what each page says backs the
+//! registration time. Time stamps and commits are in `anchors.rs`.
+
+mod common;
+
+use std::fs;
+
+use serde_json::json;
+
+use common::{edit_json, fails_with, receipts, sample_copy, stderr};
+
+#[test]
+fn a_decision_rule_edited_after_registration_fails_naming_the_file() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+        e["hypotheses"][1]["rule"]["compare"]["right"]["value"] = json!(60.0);
+    });
+    fails_with(
+        dir.path(),
+        &["E02/experiment.json: registered rules (SHA-256)"],
+    );
+}
+
+#[test]
+fn a_limit_or_price_edited_after_registration_fails() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["limits"]["max_output_tokens"] = json!(8192);
+    });
+    fails_with(
+        dir.path(),
+        &["E01/experiment.json: registered rules (SHA-256)"],
+    );
+}
+
+#[test]
+fn a_task_edited_after_registration_fails_naming_the_task_file() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/tasks/shipping-rule.json");
+    edit_json(&path, |t| {
+        t["title"] = json!("An easier shipping rule");
+    });
+    fails_with(
+        dir.path(),
+        &["tasks/shipping-rule.json: registered task `shipping-rule` (SHA-256)"],
+    );
+}
+
+#[test]
+fn the_registered_log_edited_fails_naming_the_log() {
+    let dir = sample_copy();
+    let path = dir.path().join("experiments/E02/LOG.md");
+    let text = fs::read_to_string(&path).expect("log");
+    fs::write(
+        &path,
+        text.replacen("## Hypotheses", "## Hypotheses (revised)", 1),
+    )
+    .expect("write");
+    fails_with(dir.path(), &["E02/LOG.md: pre-registered part (SHA-256)"]);
+}
+
+#[test]
+fn a_registration_without_covers_fails_and_says_what_to_add() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["preregistration"]
+            .as_object_mut()
+            .expect("object")
+            .remove("covers");
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "registration covers the rules and tasks",
+            "add to `preregistration` \"covers\"",
+        ],
+    );
+}
+
+#[test]
+fn the_page_says_what_backs_the_registration_time() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(page.contains("self-asserted: nothing outside the record backs this time"));
+}
+
+#[test]
+fn a_recorded_part_digest_edited_alone_fails_the_statement() {
+    // The log is untouched; only the digest `covers` records for it changes.
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["preregistration"]["covers"]["log"] = json!("0".repeat(64));
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "E01/LOG.md: pre-registered part (SHA-256)",
+            "E01/experiment.json: registration digest (SHA-256)",
+        ],
+    );
+}
+
+#[test]
+fn a_run_order_naming_an_axis_twice_fails() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        e["grid"]["order"] = json!(["seeds", "seeds", "profiles", "policies"]);
+    });
+    fails_with(dir.path(), &["E01/experiment.json: grid.order"]);
+}
