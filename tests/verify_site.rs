@@ -224,7 +224,7 @@ fn corrections_are_shown_and_needed() {
     let dir = built();
     let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
     assert!(
-        page.contains("<del title=\"first published\">100.0%</del> 94.4%"),
+        page.contains("<del title=\"first published\">88.9%</del> 83.3%"),
         "the original is struck through beside the corrected value"
     );
     let clean = receipts(dir.path(), &["build", "--strict", "--quiet"]);
@@ -243,10 +243,10 @@ fn corrections_are_shown_and_needed() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("primary.policies[ladder].pass_rate_pct: recorded 100.0; recomputed 94.4"),
+        text.contains("primary.policies[ladder].pass_rate_pct: recorded 88.9; recomputed 83.3"),
         "{text}"
     );
-    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.003964; recomputed 0.003997–0.004112"), "{text}");
+    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.005831; recomputed 0.005842–0.005958"), "{text}");
 }
 
 #[test]

@@ -57,18 +57,23 @@ pub fn last_round(run: &Run) -> Vec<usize> {
 /// A run's wall time in milliseconds: from its start to the end of its last
 /// attempt; the sum of its attempts' durations when a timestamp does not parse.
 pub fn wall_ms(run: &Run) -> u64 {
-    let sum = || run.attempts.iter().map(|a| a.duration_ms).sum();
-    let Ok(start) = time::parse(&run.started_at) else {
-        return sum();
+    try_wall_ms(run).unwrap_or_else(|_| run.attempts.iter().map(|a| a.duration_ms).sum())
+}
+
+/// A run's wall time in milliseconds, or which timestamp does not parse.
+pub fn try_wall_ms(run: &Run) -> Result<u64, String> {
+    let at = |text: &str, field: &dyn Fn() -> String| {
+        time::parse(text)
+            .map(|t| t.0)
+            .map_err(|e| format!("{}: {e}", field()))
     };
-    let mut end = start.0;
-    for a in &run.attempts {
-        let Ok(s) = time::parse(&a.started_at) else {
-            return sum();
-        };
-        end = end.max(s.0.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX)));
+    let start = at(&run.started_at, &|| "started_at".to_string())?;
+    let mut end = start;
+    for (i, a) in run.attempts.iter().enumerate() {
+        let s = at(&a.started_at, &|| format!("attempts[{i}].started_at"))?;
+        end = end.max(s.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX)));
     }
-    end.saturating_sub(start.0).max(0) as u64
+    Ok(end.saturating_sub(start).max(0) as u64)
 }
 
 /// What identifies a provider call across runs: its request id, and what it
@@ -84,26 +89,28 @@ pub struct CallKey {
 impl CallKey {
     pub fn of(call: &crate::model::ProviderCall) -> CallKey {
         // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
-        let started = time::parse(&call.started_at).map(|t| t.0).ok();
-        let content = serde_json::json!([
-            call.model_requested,
-            call.model_echoed,
-            started,
-            call.latency_ms,
-            call.usage.map(|u| [
-                Some(u.prompt_tokens),
-                Some(u.completion_tokens),
-                u.reasoning_tokens
-            ]),
-            call.finish_reason,
-            call.status,
-        ]);
+        let content = call.usage.map(|u| {
+            // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
+            let started = time::parse(&call.started_at).map(|t| t.0).ok();
+            // A tuple serializes as the JSON array it always was, with no value tree built.
+            let fields = (
+                &call.model_requested,
+                &call.model_echoed,
+                started,
+                call.latency_ms,
+                [
+                    Some(u.prompt_tokens),
+                    Some(u.completion_tokens),
+                    u.reasoning_tokens,
+                ],
+                call.finish_reason,
+                call.status,
+            );
+            prefix(&serde_json::to_vec(&fields).unwrap_or_default())
+        });
         CallKey {
             request: prefix(call.request_id.as_bytes()),
-            content: call
-                .usage
-                .is_some()
-                .then(|| prefix(content.to_string().as_bytes())),
+            content,
         }
     }
 }

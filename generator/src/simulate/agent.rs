@@ -16,6 +16,7 @@ use receipts_verifier::model::{
 };
 use receipts_verifier::time::{format, UnixMillis};
 
+use super::calibrate::Scales;
 use super::fixtures::{self, Fixture, INJECTED_FILE};
 use super::plan::{Cell, ExperimentPlan, Incident, TierSim};
 use super::rng::{short_id, Rng};
@@ -26,6 +27,8 @@ pub struct RunContext<'a> {
     pub fixture: &'a Fixture,
     /// Object store the run writes its artifacts into.
     pub objects: &'a mut BTreeMap<String, Vec<u8>>,
+    /// How the scripted provider is scaled for this run.
+    pub scales: Scales,
 }
 
 /// Simulates one run starting at `start`; returns it and the time it ended.
@@ -36,6 +39,7 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
     let mut t = start;
     let mut passed_tier = None;
     let last = policy.tiers.len() - 1;
+    let limit = start + plan.limits().max_run_ms as i64;
     // A forced outcome: every attempt fails, or the last tier's passes.
     let certain = |index: usize| match cell.forced {
         Some(false) => Some(false),
@@ -47,6 +51,7 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
         let key = format!("{}/{}/{index}", plan.id, cell.run_id());
         let mut sim = AttemptSim::new(ctx, cell, tier, &key, at);
         sim.certain = certain(index);
+        sim.cut_at = (cell.incident == Some(Incident::RunLimitCut) && index == 1).then_some(limit);
         let (attempt, passed) = sim.run(index);
         (attempt, passed, sim.t)
     };
@@ -61,9 +66,10 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
         let (a0, p0, end0) = attempt(ctx, 0, t);
         let (a1, p1, end1) = attempt(ctx, 1, t);
         t = end0.max(end1) + 40;
-        let stopped = [&a0, &a1]
-            .iter()
-            .any(|a| a.end.reason == EndReason::BudgetStop);
+        let stopped = end0.max(end1) >= limit
+            || [&a0, &a1]
+                .iter()
+                .any(|a| a.end.reason == EndReason::BudgetStop);
         attempts.push(a0);
         attempts.push(a1);
         if p0 || p1 {
@@ -86,7 +92,7 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
             passed_tier = Some(policy.tiers[index].clone());
             break;
         }
-        if policy.kind == PolicyKind::Single || end == EndReason::BudgetStop {
+        if policy.kind == PolicyKind::Single || end == EndReason::BudgetStop || end_t >= limit {
             break;
         }
         index += 1;
@@ -126,6 +132,8 @@ struct AttemptSim<'a, 'b> {
     context_tokens: u64,
     /// The artifact's outcome when the plan forces it; by the tier's quality otherwise.
     certain: Option<bool>,
+    /// The run's time limit, when the artifact-writing call is to be cut at it.
+    cut_at: Option<i64>,
     previous_prompt: u64,
 }
 
@@ -155,6 +163,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             calls: Vec::new(),
             context_tokens: 900 + ctx_prompt_tokens(&cell.task),
             certain: None,
+            cut_at: None,
             previous_prompt: 0,
         }
     }
@@ -222,6 +231,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 "task inputs are read-only",
             );
         }
+        if let Some(limit) = self.cut_at {
+            return (self.cut(limit), false);
+        }
         let mut artifact = match self.write_artifact() {
             Some(a) => a,
             None => return self.out_of_output(None),
@@ -269,6 +281,23 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             self.finish_attempt(Some(artifact), EndReason::Finished, None),
             passed,
         )
+    }
+
+    /// The artifact-writing call runs until the run's time limit and is cut
+    /// there, without usage; the attempt ends with the run.
+    fn cut(&mut self, limit: i64) -> Attempt {
+        if let CallResult::TimedOut(id) = self.call(true, false) {
+            self.no_action(
+                &id,
+                "no response: the run's time limit cut the call and its usage was lost",
+            );
+        }
+        self.t = limit;
+        let why = format!(
+            "the run reached its {} s limit during a provider call, which was cut",
+            self.ctx.plan.limits().max_run_ms / 1000
+        );
+        self.finish_attempt(None, EndReason::TimeLimit, Some(&why))
     }
 
     /// Ends the attempt because a reply hit the output budget.
@@ -447,11 +476,21 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         let n = self.calls.len();
         let request_id = format!("sim-{}", short_id(&format!("{}/{n}", self.key)));
         let budget = self.ctx.plan.max_output_tokens;
-        let prompt = self.context_tokens + 180 * n as u64;
+        let scales = self.ctx.scales;
+        let prompt = scale(self.context_tokens + 180 * n as u64, scales.prompt);
         let started_at = format(UnixMillis(self.t));
         let tps =
             self.tier.tokens_per_second(self.ctx.plan, self.start) * (0.9 + 0.2 * self.rng.unit());
-        let (usage, latency_ms, finish, status) = if timeout {
+        let (usage, latency_ms, finish, status) = if let (true, Some(limit)) =
+            (timeout, self.cut_at)
+        {
+            (
+                None,
+                (limit - self.t).max(1) as u64,
+                None,
+                CallStatus::Aborted,
+            )
+        } else if timeout {
             (None, 45_000, None, CallStatus::Timeout)
         } else {
             let (reasoning, visible) = if truncate {
@@ -459,8 +498,8 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             } else {
                 let (lo, hi) = self.tier.reasoning_range;
                 (
-                    self.rng.range(lo, hi).min(budget - 400),
-                    self.rng.range(80, 400),
+                    scale(self.rng.range(lo, hi), scales.completion).min(budget - 400),
+                    scale(self.rng.range(80, 400), scales.completion),
                 )
             };
             let completion = reasoning + visible;
@@ -471,6 +510,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 (None, None)
             };
             let latency = 250 + (completion as f64 * 1000.0 / tps) as u64 + self.rng.range(0, 200);
+            let latency = scale(latency, scales.latency);
             let finish = if truncate {
                 FinishReason::Length
             } else {
@@ -529,6 +569,15 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 message: message.map(str::to_string),
             },
         }
+    }
+}
+
+/// `n` scaled by `factor`, to the nearest whole number and at least 1; `n` itself at 1.0.
+fn scale(n: u64, factor: f64) -> u64 {
+    if factor == 1.0 {
+        n
+    } else {
+        ((n as f64 * factor).round() as u64).max(1)
     }
 }
 

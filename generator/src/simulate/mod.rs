@@ -3,6 +3,7 @@
 //! plan, same bytes. Everything it writes is marked simulated.
 
 mod agent;
+mod calibrate;
 mod fixtures;
 mod harness;
 mod plan;
@@ -10,7 +11,7 @@ mod publish;
 mod regression;
 mod rng;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -22,6 +23,7 @@ use receipts_verifier::model::{
 };
 
 use agent::{simulate_run, RunContext};
+use calibrate::{Scales, Tuning};
 use fixtures::Fixture;
 use plan::{ExperimentPlan, Incident};
 
@@ -107,76 +109,26 @@ fn write_experiment_limited(
     corrections: bool,
     limit: Option<usize>,
 ) -> Vec<Run> {
+    let tasks: Vec<&receipts_verifier::model::Task> = fixtures.iter().map(|f| &f.task).collect();
+    // The record the calibration measures with (its log is not written yet).
+    let draft = publish::experiment(plan, "", &tasks);
+    let runs_cut: BTreeSet<String> = plan
+        .incidents
+        .iter()
+        .filter(|(_, i)| **i == Incident::RunLimitCut)
+        .map(|(id, _)| id.clone())
+        .collect();
+    let tuning = calibrate::solve(&draft, &plan.calibration, &runs_cut, &mut |tuning| {
+        simulate(plan, fixtures, &mut BTreeMap::new(), limit, tuning).runs
+    });
     let mut objects = BTreeMap::new();
-    let mut runs = Vec::new();
-    let mut t = plan.start_ms;
-    let mut cells = plan.cells();
-    if let Some(n) = limit.or(plan.stop.as_ref().map(|(n, _)| *n)) {
-        cells.truncate(n);
-    }
-    let mut reruns = Vec::new();
-    // Tier memory: the tier each task last passed on, by index.
-    let mut memory: BTreeMap<String, usize> = BTreeMap::new();
-    for cell in &mut cells {
-        let policy = plan.policy(&cell.policy);
-        let remembers = policy.kind == PolicyKind::TierMemory;
-        if remembers {
-            cell.start_tier = memory.get(&cell.task).copied().unwrap_or(0);
-        }
-        let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
-        if let (true, Some(tier)) = (remembers, &run.outcome.passed_tier) {
-            if let Some(i) = policy.tiers.iter().position(|t| t == tier) {
-                memory.insert(cell.task.clone(), i);
-            }
-        }
-        t = end + 2_000;
-        if matches!(
-            cell.incident,
-            Some(Incident::LedgerStopAfterCall | Incident::LedgerStopBeforeCall)
-        ) {
-            let mut rerun = cell.clone();
-            rerun.incident = None;
-            rerun.replaces = Some(run.id.clone());
-            rerun.force_pass = true;
-            reruns.push(rerun);
-        }
-        runs.push(run);
-    }
-    let mut deviations = Vec::new();
-    let mut logged = Vec::new();
-    if let Some((_, reason)) = &plan.stop {
-        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
-        deviations.push(format!("{logged_at}: the study stopped. {reason}"));
-        logged.push(Deviation {
-            id: format!("D{}", logged.len() + 1),
-            logged_at,
-            kind: DeviationKind::Stop,
-            reason: reason.clone(),
-            runs: Vec::new(),
-        });
-        t += 60_000;
-    }
-    for cell in &reruns {
-        // Logged a minute before the rerun starts.
-        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
-        t += 60_000;
-        let (run, end) = run_cell(plan, fixtures, &mut objects, cell, t);
-        let reason = format!(
-            "The token ledger stopped run `{}`; it is rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
-            cell.replaces.as_deref().unwrap_or_default(),
-            run.id
-        );
-        deviations.push(format!("{logged_at}: {reason}"));
-        logged.push(Deviation {
-            id: format!("D{}", logged.len() + 1),
-            logged_at,
-            kind: DeviationKind::Rerun,
-            reason,
-            runs: vec![run.id.clone()],
-        });
-        t = end + 2_000;
-        runs.push(run);
-    }
+    let Simulated {
+        runs,
+        deviations,
+        logged,
+        t,
+    } = simulate(plan, fixtures, &mut objects, limit, &tuning);
+    calibrate::check(&draft, &plan.calibration, &runs);
     let log = publish::log(plan, &deviations);
     let deviations = (!logged.is_empty()).then(|| Deviations {
         format_version: FormatVersion,
@@ -190,7 +142,6 @@ fn write_experiment_limited(
             json_bytes(d),
         );
     }
-    let tasks: Vec<&receipts_verifier::model::Task> = fixtures.iter().map(|f| &f.task).collect();
     let experiment = publish::experiment(plan, &log, &tasks);
     let dir = format!("experiments/{}", plan.id);
     out.insert(format!("{dir}/LOG.md"), log.into_bytes());
@@ -232,6 +183,150 @@ fn write_experiment_limited(
     runs
 }
 
+/// The runs of an experiment and the deviations logged on the way.
+struct Simulated {
+    runs: Vec<Run>,
+    /// Deviation lines for the log, and the records of `deviations.json`.
+    deviations: Vec<String>,
+    logged: Vec<Deviation>,
+    /// When the last run ended (and the log was last written).
+    t: i64,
+}
+
+/// Runs every cell of `plan` (the first `limit`), then the reruns of the
+/// cells the ledger stopped, scaled by `tuning`.
+fn simulate(
+    plan: &ExperimentPlan,
+    fixtures: &[Fixture],
+    objects: &mut BTreeMap<String, Vec<u8>>,
+    limit: Option<usize>,
+    tuning: &Tuning,
+) -> Simulated {
+    let mut runs = Vec::new();
+    let mut t = plan.start_ms;
+    let mut cells = plan.cells();
+    if let Some(n) = limit.or(plan.stop.as_ref().map(|(n, _)| *n)) {
+        cells.truncate(n);
+    }
+    let mut reruns = Vec::new();
+    // Tier memory: the tier each task last passed on, by index.
+    let mut memory: BTreeMap<String, usize> = BTreeMap::new();
+    for cell in &mut cells {
+        let policy = plan.policy(&cell.policy);
+        let remembers = policy.kind == PolicyKind::TierMemory;
+        if remembers {
+            cell.start_tier = memory.get(&cell.task).copied().unwrap_or(0);
+        }
+        let (run, end) = run_tuned(plan, fixtures, objects, cell, t, tuning);
+        if let (true, Some(tier)) = (remembers, &run.outcome.passed_tier) {
+            if let Some(i) = policy.tiers.iter().position(|t| t == tier) {
+                memory.insert(cell.task.clone(), i);
+            }
+        }
+        t = end + 2_000;
+        if matches!(
+            cell.incident,
+            Some(Incident::LedgerStopAfterCall | Incident::LedgerStopBeforeCall)
+        ) {
+            let mut rerun = cell.clone();
+            rerun.incident = None;
+            rerun.replaces = Some(run.id.clone());
+            rerun.force_pass = true;
+            reruns.push(rerun);
+        }
+        runs.push(run);
+    }
+    let mut deviations = Vec::new();
+    let mut logged = Vec::new();
+    if let Some((_, reason)) = &plan.stop {
+        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
+        deviations.push(format!("{logged_at}: the study stopped. {reason}"));
+        logged.push(Deviation {
+            id: format!("D{}", logged.len() + 1),
+            logged_at,
+            kind: DeviationKind::Stop,
+            reason: reason.clone(),
+            runs: Vec::new(),
+        });
+        t += 60_000;
+    }
+    for cell in &reruns {
+        // Logged a minute before the rerun starts.
+        let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
+        t += 60_000;
+        let (run, end) = run_tuned(plan, fixtures, objects, cell, t, tuning);
+        let reason = format!(
+            "The token ledger stopped run `{}`; it is rerun as `{}`. Under the pre-registered rule the rerun counts only if the stopped run never reached the provider.",
+            cell.replaces.as_deref().unwrap_or_default(),
+            run.id
+        );
+        deviations.push(format!("{logged_at}: {reason}"));
+        logged.push(Deviation {
+            id: format!("D{}", logged.len() + 1),
+            logged_at,
+            kind: DeviationKind::Rerun,
+            reason,
+            runs: vec![run.id.clone()],
+        });
+        t = end + 2_000;
+        runs.push(run);
+    }
+    Simulated {
+        runs,
+        deviations,
+        logged,
+        t,
+    }
+}
+
+/// Simulates one cell with its policy's scales; a run whose wall time is
+/// pinned is simulated until its provider's latency makes it that long.
+fn run_tuned(
+    plan: &ExperimentPlan,
+    fixtures: &[Fixture],
+    objects: &mut BTreeMap<String, Vec<u8>>,
+    cell: &plan::Cell,
+    t: i64,
+    tuning: &Tuning,
+) -> (Run, i64) {
+    let scales = tuning.scales(&cell.policy);
+    let Some(target) = tuning.wall(&cell.run_id()) else {
+        return run_cell(plan, fixtures, objects, cell, t, scales);
+    };
+    let prices = plan.prices();
+    let mut run = |latency: f64| {
+        let (run, end) = run_cell(
+            plan,
+            fixtures,
+            objects,
+            cell,
+            t,
+            Scales { latency, ..scales },
+        );
+        let wall = receipts_verifier::facts::RunFacts::of(&run, &prices).wall_ms as f64;
+        (run, end, wall)
+    };
+    // The wall time grows with the latency factor, almost in proportion: secant steps.
+    let (mut f0, mut w0) = (1.0, run(1.0).2);
+    let mut f1 = target as f64 / w0;
+    for _ in 0..12 {
+        let (r, end, w1) = run(f1);
+        if (w1 - target as f64).abs() <= 10.0 {
+            return (r, end);
+        }
+        let next = if w1 == w0 {
+            f1 * target as f64 / w1
+        } else {
+            f1 + (target as f64 - w1) * (f1 - f0) / (w1 - w0)
+        };
+        (f0, w0, f1) = (f1, w1, next.max(0.01));
+    }
+    panic!(
+        "run {} could not be made to take {target} ms",
+        cell.run_id()
+    );
+}
+
 /// Simulates one cell starting at `t`, writing its artifacts into `objects`.
 fn run_cell(
     plan: &ExperimentPlan,
@@ -239,6 +334,7 @@ fn run_cell(
     objects: &mut BTreeMap<String, Vec<u8>>,
     cell: &plan::Cell,
     t: i64,
+    scales: Scales,
 ) -> (Run, i64) {
     let fixture = fixtures
         .iter()
@@ -248,6 +344,7 @@ fn run_cell(
         plan,
         fixture,
         objects,
+        scales,
     };
     simulate_run(&mut ctx, cell, t)
 }
@@ -309,6 +406,8 @@ const NARRATIVE: &str = "# What the sample shows
 > Simulated data. Every run here was produced by the deterministic simulator that ships with receipts: a scripted agent and a scripted provider. No model was called, and the numbers describe the simulator, not any real model.
 
 The sample repeats the shape of a real routing study: three task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), two agent profiles, three seeds and three policies, at two output budgets.
+
+Its figures are calibrated: for E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
 
 It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged cost only over the runs whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
 

@@ -11,6 +11,7 @@ use receipts_verifier::model::{
 };
 use receipts_verifier::time;
 
+use super::calibrate::Target;
 use super::fixtures::{self, TASKS};
 
 /// A simulated model tier: its price and how the scripted provider behaves.
@@ -67,6 +68,9 @@ pub enum Incident {
     LedgerStopAfterCall,
     /// The ledger stops the run before any call is sent.
     LedgerStopBeforeCall,
+    /// The run reaches its time limit while its second tier writes the
+    /// artifact: that call is cut, its usage is lost, and the run ends.
+    RunLimitCut,
 }
 
 /// One cell of the grid (or a rerun of one).
@@ -125,6 +129,11 @@ pub struct ExperimentPlan {
     pub forced: BTreeMap<String, bool>,
     /// The study stops after this many runs, for this reason.
     pub stop: Option<(usize, String)>,
+    /// The version of the price table the tiers' prices come from.
+    pub prices_version: String,
+    /// Figures the source study published, which the simulator is scaled to
+    /// reproduce (none: the simulator runs as scripted).
+    pub calibration: Vec<Target>,
 }
 
 impl ExperimentPlan {
@@ -155,7 +164,7 @@ impl ExperimentPlan {
 
     pub fn prices(&self) -> PriceTable {
         PriceTable {
-            version: "simulated-2026-10".to_string(),
+            version: self.prices_version.clone(),
             currency: "USD".to_string(),
             models: self
                 .tiers
@@ -386,6 +395,8 @@ pub fn sample() -> Vec<ExperimentPlan> {
         drafts: 0,
         forced: BTreeMap::new(),
         stop: None,
+        prices_version: "simulated-2026-10".to_string(),
+        calibration: Vec::new(),
     };
     let mut incidents = BTreeMap::new();
     let id = |task: &str, profile: &str, seed: u64, policy: &str| {
@@ -403,6 +414,20 @@ pub fn sample() -> Vec<ExperimentPlan> {
         id(fixtures::PROGRAM, "careful", 1, "always-large"),
         Incident::LedgerStopBeforeCall,
     );
+    // The large tier skips a required citation in four release briefs (one
+    // of them by chance); the ladder fails two of those cells on every tier
+    // and loses a third run to the ledger: 83.3% against 77.8%, as the source.
+    let research = fixtures::RESEARCH;
+    let forced = [
+        (research, "careful", 1, "always-large"),
+        (research, "fast", 1, "always-large"),
+        (research, "careful", 3, "always-large"),
+        (research, "fast", 1, "ladder"),
+        (research, "fast", 2, "ladder"),
+    ]
+    .map(|(task, profile, seed, policy)| (id(task, profile, seed, policy), false))
+    .into_iter()
+    .collect();
     let e02 = ExperimentPlan {
         id: "E02".to_string(),
         title: "Output budget 8,192 tokens".to_string(),
@@ -416,6 +441,11 @@ pub fn sample() -> Vec<ExperimentPlan> {
             hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value(Constant { value: 0.0 }), 0.0)),
         ],
         incidents,
+        forced,
+        calibration: vec![
+            Target::new("ladder", (0.0058, 0.0060), None),
+            Target::new("always-large", (0.0061, 0.0061), None),
+        ],
         ..e01.clone()
     };
     let (e03, e04) = (e03(&e01), e04(&e01));
@@ -497,7 +527,8 @@ fn e03(base: &ExperimentPlan) -> ExperimentPlan {
 /// cell's outcome is fixed so that the pass rates and their spread across
 /// seeds are those the source study published: 94.4% ± 9.6 for the ladder,
 /// the speculative ladder and tier memory, 88.9% ± 9.6 for always-large and
-/// 55.6% ± 9.6 for always-medium.
+/// 55.6% ± 9.6 for always-medium. Its costs and times are calibrated to
+/// the source's too (see `calibrate`).
 fn e04(base: &ExperimentPlan) -> ExperimentPlan {
     let grid = Grid {
         policies: latency_policies().into_iter().map(|p| p.id).collect(),
@@ -536,6 +567,25 @@ fn e04(base: &ExperimentPlan) -> ExperimentPlan {
             }
         }
     }
+    // Two runs reach the 180 s run limit while their medium attempt writes
+    // the artifact; each cut call bounds its run's cost from 0 to the price
+    // of its reservation, which is what makes the published costs ranges.
+    let incidents = [
+        id("ladder", program, "careful", 3),
+        id("speculative", research, "fast", 1),
+    ]
+    .map(|run| (run, Incident::RunLimitCut))
+    .into_iter()
+    .collect();
+    // This study's price table charges more for the medium tier: one call
+    // cut there bounds the cost per task over 18 runs as widely as the
+    // source's cut calls did over its 54.
+    let mut tiers = tiers();
+    tiers[1].price = ModelPrice {
+        input_per_mtok: 0.25,
+        output_per_mtok: 1.0,
+    };
+    let time = |mean, median| Some((mean, median));
     ExperimentPlan {
         id: "E04".to_string(),
         title: "Latency policies on a fresh grid".to_string(),
@@ -559,8 +609,17 @@ fn e04(base: &ExperimentPlan) -> ExperimentPlan {
                 ),
             ),
         ],
-        incidents: BTreeMap::new(),
+        incidents,
         forced,
+        tiers,
+        prices_version: "simulated-2026-10-29".to_string(),
+        calibration: vec![
+            Target::new("ladder", (0.0073, 0.0078), time(71.0, 39.9)),
+            Target::new("always-large", (0.0059, 0.0059), time(5.4, 4.5)),
+            Target::new("always-medium", (0.0033, 0.0033), time(14.2, 10.0)),
+            Target::new("speculative", (0.0084, 0.0089), time(38.6, 13.6)),
+            Target::new("tier-memory", (0.0050, 0.0050), time(34.2, 21.2)),
+        ],
         ..base.clone()
     }
 }
@@ -572,6 +631,8 @@ pub fn scale(runs: usize) -> ExperimentPlan {
     plan.id = "S01".to_string();
     plan.title = format!("Scale sample, {runs} runs").to_string();
     plan.incidents = BTreeMap::new();
+    plan.forced = BTreeMap::new();
+    plan.calibration = Vec::new();
     plan.grid = grid((1..=seeds).collect());
     plan.drafts = SCALE_DRAFTS;
     plan

@@ -80,8 +80,20 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         files
             .iter()
             .filter(|(p, _)| p.starts_with("tasks/") && p.ends_with(".json"))
-            .filter_map(|(p, b)| parse::<Task>(p, b, &mut receipts))
-            .map(|t| (t.id.clone(), t)),
+            .filter_map(|(p, b)| {
+                let task = parse::<Task>(p, b, &mut receipts)?;
+                if *p != format!("tasks/{}.json", task.id) {
+                    receipts.push(Receipt::new(
+                        p,
+                        "id",
+                        &task.id,
+                        "the file's name differs",
+                        false,
+                    ));
+                    return None;
+                }
+                Some((task.id.clone(), task))
+            }),
     );
     let dirs: Vec<&str> = files
         .keys()
@@ -102,6 +114,16 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         ) else {
             continue;
         };
+        if experiment.id != dir {
+            receipts.push(Receipt::new(
+                &format!("{dir}/experiment.json"),
+                "id",
+                &experiment.id,
+                "the directory's name differs",
+                false,
+            ));
+            continue;
+        }
         let runs_prefix = format!("{dir}/runs/");
         let runs: Vec<Run> = files
             .iter()
@@ -326,5 +348,44 @@ fn regressions(
         };
         let verified = super::verify_regressions(dir, &suite, &edits, benchmark.as_ref(), objects);
         receipts.extend(verified.all_receipts().cloned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(rel: &str) -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+        std::fs::read(root.join(rel)).expect("the sample input")
+    }
+
+    fn failing_ids(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+        verify_files(files, &Scope::All)
+            .receipts
+            .into_iter()
+            .filter(|r| r.claim == "id" && r.status == super::super::Status::Fail)
+            .map(|r| r.subject)
+            .collect()
+    }
+
+    #[test]
+    fn a_record_stored_under_another_name_fails_its_id() {
+        // A task or an experiment filed under a name other than its id, as
+        // a native build would refuse to read it.
+        let files = BTreeMap::from([
+            (
+                "tasks/renamed.json".to_string(),
+                sample("tasks/shipping-rule.json"),
+            ),
+            (
+                "E9/experiment.json".to_string(),
+                sample("E01/experiment.json"),
+            ),
+        ]);
+        assert_eq!(
+            failing_ids(&files),
+            ["tasks/renamed.json", "E9/experiment.json"]
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 mod bundle;
 mod conduct;
-pub use conduct::{is_conduct, wall_ms, MAX_TOKENS_PER_SECOND};
+pub use conduct::{is_conduct, MAX_TOKENS_PER_SECOND};
 mod experiment;
 mod grid;
 mod harness;

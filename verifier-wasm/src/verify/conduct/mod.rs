@@ -284,6 +284,14 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
                         c.max_tokens
                     ));
                 }
+                // A lost call's cost is bounded by the output budget it was
+                // sent: a smaller one on record would shrink the bound.
+                if c.usage.is_none() && c.max_tokens < l.max_output_tokens {
+                    return Err(format!(
+                        "attempts[{i}].calls[{j}] lost its usage with max_tokens {}, under the registered {}: its cost bound must use the registered budget",
+                        c.max_tokens, l.max_output_tokens
+                    ));
+                }
                 if let Some(u) = c.usage {
                     if u.completion_tokens > c.max_tokens {
                         return Err(format!(
@@ -299,7 +307,7 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
                 }
             }
         }
-        let wall = wall_ms(run)?;
+        let wall = crate::facts::try_wall_ms(run)?;
         if wall > l.max_run_ms {
             return Err(format!("the run took {} s", wall as f64 / 1000.0));
         }
@@ -319,17 +327,6 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
 /// Milliseconds as a signed count, saturating.
 fn millis(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
-}
-
-/// A run's wall time: from its start to the end of its last attempt.
-pub fn wall_ms(run: &Run) -> Result<u64, String> {
-    let start = at(&run.started_at, "started_at")?;
-    let mut end = start;
-    for (i, a) in run.attempts.iter().enumerate() {
-        let s = at(&a.started_at, &format!("attempts[{i}].started_at"))?;
-        end = end.max(s.saturating_add(millis(a.duration_ms)));
-    }
-    Ok((end - start).max(0) as u64)
 }
 
 fn at(text: &str, field: &str) -> Result<i64, String> {

@@ -145,10 +145,19 @@ fn limits_hold_every_call_attempt_and_run() {
         let turn = a["turns"][0].clone();
         a["turns"] = json!([turn.clone(), turn.clone(), turn.clone(), turn]);
     };
+    // A lost call recorded with a small budget would shrink its cost bound.
+    let lost_small = |a: &mut Value| {
+        let call = &mut a["calls"][0];
+        call["usage"] = Value::Null;
+        call["finish_reason"] = Value::Null;
+        call["status"] = json!("aborted");
+        call["max_tokens"] = json!(10);
+    };
     for (name, edit) in [
         ("max_tokens", &over_budget as &dyn Fn(&mut Value)),
         ("run took", &too_long),
         ("turns", &many_turns),
+        ("under the registered 1000", &lost_small),
     ] {
         let mut a = attempt("large", 0, "a");
         edit(&mut a);

@@ -1,0 +1,237 @@
+//! One experiment as loading reads it: its files beside `experiment.json`
+//! (the log, the summary, the results table, the deviations, the anchors)
+//! and the head of each run, and a run read again when it is verified.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use receipts_verifier::model::{
+    Deviations, Experiment, GitAnchor, ResultRow, Run, Summary, GIT_ANCHOR_FILE, TIMESTAMP_FILE,
+    TSA_CERTIFICATE_FILE,
+};
+
+use super::{expect_stem, file_name, safe_join, Corpus, Reader, MAX_FILE_BYTES};
+use crate::error::InputError;
+use crate::gzip;
+use crate::head::RunHead;
+use crate::parse;
+
+#[derive(Debug)]
+pub struct LoadedExperiment {
+    /// The directory name.
+    pub dir: String,
+    pub experiment: Experiment,
+    /// The whole log, pre-registered part and appended deviations.
+    pub log: String,
+    pub summary: Option<Summary>,
+    /// The summary's bytes: verification judges its numbers as written.
+    pub summary_text: Option<Vec<u8>>,
+    pub results: Option<Vec<ResultRow>>,
+    /// The results table's bytes, for the same reason.
+    pub results_text: Option<Vec<u8>>,
+    pub deviations: Option<Deviations>,
+    /// What backs the registration time from outside the record.
+    pub anchors: LoadedAnchors,
+    /// The head of each run, sorted by id; the records are read again by
+    /// [`read_run`] when they are verified.
+    pub runs: Vec<RunHead>,
+}
+
+/// An experiment's anchor files (see `receipts_verifier::anchor`).
+#[derive(Debug, Default)]
+pub struct LoadedAnchors {
+    pub timestamp: Option<Vec<u8>>,
+    pub tsa_certificate: Option<Vec<u8>>,
+    pub git: Option<GitAnchor>,
+    /// The bytes of `registration.git.json` when the build found the commit
+    /// (there is no input file to publish then).
+    pub git_found: Option<Vec<u8>>,
+}
+
+impl LoadedAnchors {
+    /// The files as the verifier reads them.
+    pub fn files(&self) -> receipts_verifier::anchor::AnchorFiles<'_> {
+        receipts_verifier::anchor::AnchorFiles {
+            timestamp: self.timestamp.as_deref(),
+            tsa_certificate: self.tsa_certificate.as_deref(),
+            git: self.git.as_ref(),
+        }
+    }
+
+    /// The names of the anchor files present, as published beside `experiment.json`.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.git.is_some() {
+            out.push(GIT_ANCHOR_FILE);
+        }
+        if self.timestamp.is_some() {
+            out.push(TIMESTAMP_FILE);
+        }
+        if self.tsa_certificate.is_some() {
+            out.push(TSA_CERTIFICATE_FILE);
+        }
+        out
+    }
+}
+
+impl LoadedExperiment {
+    /// A run record's path under the records directory.
+    pub fn run_path(&self, id: &str) -> String {
+        format!("{}/runs/{id}.json", self.dir)
+    }
+}
+
+/// Reads run `index` of `loaded` again: its bytes, which must be the bytes
+/// loading read (the same SHA-256), and the record they hold.
+pub fn read_run(
+    corpus: &Corpus,
+    loaded: &LoadedExperiment,
+    index: usize,
+) -> Result<(Run, Vec<u8>), InputError> {
+    let rel = loaded.run_path(&loaded.runs[index].id);
+    let name = format!("{}/{rel}", corpus.records_name);
+    let path = corpus.records_dir.join(&rel);
+    let files = &corpus.files;
+    let bytes = match files.read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let gz = format!("{name}{}", gzip::SUFFIX);
+            let bytes = files
+                .read(&corpus.records_dir.join(format!("{rel}{}", gzip::SUFFIX)))
+                .map_err(|e| InputError::new(&gz, e.to_string()))?;
+            gzip::decompress(&bytes, MAX_FILE_BYTES).map_err(|e| InputError::new(&gz, e))?
+        }
+        read => read.map_err(|e| InputError::new(&name, e.to_string()))?,
+    };
+    let digest = receipts_verifier::digest::sha256_hex(&bytes);
+    if corpus.record_digests.get(&rel) != Some(&digest) {
+        return Err(InputError::new(
+            name,
+            "the file changed while the site was being built; build again",
+        ));
+    }
+    let run = parse::json(&name, &bytes)?;
+    Ok((run, bytes))
+}
+
+impl Reader<'_> {
+    pub(super) fn experiment(&self, dir: &Path) -> Result<LoadedExperiment, InputError> {
+        let file = dir.join("experiment.json");
+        if !self.is_file(&file) {
+            return Err(InputError::new(
+                self.name(dir),
+                "not an experiment: the directory has no experiment.json",
+            ));
+        }
+        let experiment: Experiment = self.json(&file)?;
+        let dir_name = file_name(dir);
+        if experiment.id != dir_name {
+            return Err(InputError::at(
+                self.name(&file),
+                "id",
+                format!(
+                    "the experiment id `{}` differs from its directory `{dir_name}`",
+                    experiment.id
+                ),
+            ));
+        }
+        let log_path = safe_join(
+            &self.name(&file),
+            "preregistration.log",
+            dir,
+            &experiment.preregistration.log,
+        )?;
+        let log = self.read_text(&log_path)?;
+        let summary_path = dir.join("summary.json");
+        let (summary, summary_text) = if self.is_file(&summary_path) {
+            let bytes = self.read(&summary_path)?;
+            (
+                Some(parse::json(&self.name(&summary_path), &bytes)?),
+                Some(bytes),
+            )
+        } else {
+            (None, None)
+        };
+        let results_path = dir.join("results.csv");
+        let (results, results_text) = if self.is_file(&results_path) {
+            let bytes = self.read(&results_path)?;
+            (
+                Some(parse::csv_rows(&self.name(&results_path), &bytes)?),
+                Some(bytes),
+            )
+        } else {
+            (None, None)
+        };
+        let deviations_path = dir.join("deviations.json");
+        let deviations = if self.is_file(&deviations_path) {
+            Some(self.json(&deviations_path)?)
+        } else {
+            None
+        };
+        let beside = |name: &str| -> Result<Option<Vec<u8>>, InputError> {
+            let path = dir.join(name);
+            Ok(if self.is_file(&path) {
+                Some(self.read(&path)?)
+            } else {
+                None
+            })
+        };
+        let git_path = dir.join(GIT_ANCHOR_FILE);
+        let anchors = LoadedAnchors {
+            timestamp: beside(TIMESTAMP_FILE)?,
+            tsa_certificate: beside(TSA_CERTIFICATE_FILE)?,
+            git: if self.is_file(&git_path) {
+                Some(self.json(&git_path)?)
+            } else {
+                None
+            },
+            git_found: None,
+        };
+        let runs_dir = dir.join("runs");
+        let runs = if self.is_dir(&runs_dir)? {
+            self.runs(&runs_dir, &experiment)?
+        } else {
+            Vec::new()
+        };
+        Ok(LoadedExperiment {
+            dir: dir_name,
+            experiment,
+            log,
+            summary,
+            summary_text,
+            results,
+            results_text,
+            deviations,
+            anchors,
+            runs,
+        })
+    }
+
+    /// The head of every run: each record is parsed, and let go.
+    fn runs(&self, dir: &Path, experiment: &Experiment) -> Result<Vec<RunHead>, InputError> {
+        let paths: Vec<PathBuf> = self
+            .entries(dir)?
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "json") || gzip::is_gzipped(p))
+            .collect();
+        // `<run>.json` and `<run>.json.gz` sort next to each other.
+        for pair in paths.windows(2) {
+            let plain = pair[0].to_string_lossy();
+            if pair[1].to_string_lossy() == format!("{plain}{}", gzip::SUFFIX) {
+                return Err(InputError::new(
+                    self.name(&pair[1]),
+                    format!("the run is also recorded in {}", self.name(&pair[0])),
+                ));
+            }
+        }
+        let runs: Vec<Result<RunHead, InputError>> = paths
+            .par_iter()
+            .map(|path| {
+                let run: Run = self.json(path)?;
+                expect_stem(&self.name(path), path, &run.id)?;
+                Ok(RunHead::of(&run, experiment))
+            })
+            .collect();
+        runs.into_iter().collect()
+    }
+}
