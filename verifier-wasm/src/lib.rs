@@ -10,6 +10,7 @@
 pub mod anchor;
 mod btree;
 pub mod checks;
+pub mod claims;
 pub mod cost;
 pub mod csv_rows;
 pub mod decide;
