@@ -17,11 +17,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use receipts_verifier::facts::RunFacts;
 use receipts_verifier::model::{Experiment, PolicyNumbers, Run};
-use receipts_verifier::numbers::{analyze, primary_runs, round_to, JudgedRun};
+use receipts_verifier::numbers::{analyze, primary_runs, round_to};
 
-use super::publish::attempts_passed;
+use super::publish::Judgement;
 
 /// Figures a policy must publish, as the source study rounded them.
 #[derive(Debug, Clone)]
@@ -250,19 +249,8 @@ pub fn check(experiment: &Experiment, targets: &[Target], runs: &[Run]) {
 type Measured = (Vec<PolicyNumbers>, Vec<(String, String, f64)>);
 
 fn measure(experiment: &Experiment, runs: &[Run]) -> Measured {
-    let verdicts: Vec<Vec<bool>> = runs.iter().map(attempts_passed).collect();
-    let facts: Vec<RunFacts> = runs
-        .iter()
-        .map(|r| RunFacts::of(r, &experiment.prices))
-        .collect();
-    let judged: Vec<JudgedRun<'_>> = facts
-        .iter()
-        .zip(&verdicts)
-        .map(|(run, v)| JudgedRun {
-            run,
-            attempts_passed: v,
-        })
-        .collect();
+    let judgement = Judgement::of(experiment, runs);
+    let judged = judgement.runs();
     let primary = primary_runs(&judged);
     let analysis = analyze(experiment, &primary)
         .unwrap_or_else(|e| panic!("simulated prices are complete: {e}"));

@@ -94,6 +94,36 @@ pub fn experiment(plan: &ExperimentPlan, log: &str, tasks: &[&Task]) -> Experime
     experiment
 }
 
+/// Each run's facts and whether each of its attempts passed: what the
+/// verifier's analyses read, as [`Judgement::runs`] lends it.
+pub struct Judgement {
+    facts: Vec<RunFacts>,
+    verdicts: Vec<Vec<bool>>,
+}
+
+impl Judgement {
+    pub fn of(experiment: &Experiment, runs: &[Run]) -> Judgement {
+        Judgement {
+            facts: runs
+                .iter()
+                .map(|r| RunFacts::of(r, &experiment.prices))
+                .collect(),
+            verdicts: runs.iter().map(attempts_passed).collect(),
+        }
+    }
+
+    pub fn runs(&self) -> Vec<JudgedRun<'_>> {
+        self.facts
+            .iter()
+            .zip(&self.verdicts)
+            .map(|(run, v)| JudgedRun {
+                run,
+                attempts_passed: v,
+            })
+            .collect()
+    }
+}
+
 /// Whether each attempt passed, from the checks recorded with it.
 pub fn attempts_passed(run: &Run) -> Vec<bool> {
     run.attempts
@@ -112,19 +142,8 @@ pub fn summary(
     published_at: i64,
     with_corrections: bool,
 ) -> Summary {
-    let verdicts: Vec<Vec<bool>> = runs.iter().map(attempts_passed).collect();
-    let facts: Vec<RunFacts> = runs
-        .iter()
-        .map(|r| RunFacts::of(r, &experiment.prices))
-        .collect();
-    let judged: Vec<JudgedRun<'_>> = facts
-        .iter()
-        .zip(&verdicts)
-        .map(|(run, v)| JudgedRun {
-            run,
-            attempts_passed: v,
-        })
-        .collect();
+    let judgement = Judgement::of(experiment, runs);
+    let judged = judgement.runs();
     let primary_set = primary_runs(&judged);
     let primary = analyze(experiment, &primary_set)
         .unwrap_or_else(|e| panic!("simulated prices are complete: {e}"));
