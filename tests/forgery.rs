@@ -312,6 +312,33 @@ fn a_resealed_record_edit_is_caught_by_the_recomputation_and_the_pin() {
 }
 
 #[test]
+fn a_resealed_claim_and_the_page_that_shows_it_fail_together() {
+    // The forger rewrites the headline's number in the record and reseals
+    // every digest: the recomputation fails the claim, showing both values,
+    // natively and over the records alone (as the browser does), and the
+    // pin fails the root.
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    replace_in(
+        &site.join("data/E02/summary.json"),
+        "[83.3%](#E02.ladder.pass_rate_pct)",
+        "[88.9%](#E02.ladder.pass_rate_pct)",
+    );
+    reseal(&site);
+    let out = verify(&site, &["--expect-root", &genuine]);
+    assert_exit(&out, 1, "resealed claim");
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL data/E02/summary.json: headline: [88.9%](#E02.ladder.pass_rate_pct): recorded 88.9%; recomputed the figure is 83.3"),
+        "{text}"
+    );
+    let out = verify(&site, &["--records-only"]);
+    assert_exit(&out, 1, "records only");
+    assert!(stdout(&out).contains("1 fail"), "{}", stdout(&out));
+}
+
+#[test]
 fn a_dropped_run_rebuilt_into_a_consistent_site_is_caught_by_the_pin() {
     // The strongest forgery: the inconvenient run and its results row
     // deleted from the input and the whole site built again. It is

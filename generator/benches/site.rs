@@ -88,13 +88,15 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
     let scope = VerifyScope::of(
         &Scope::Experiment {
             experiment: loaded.dir.clone(),
+            with: Vec::new(),
         },
         &[],
     );
+    let figures = site::study_claim_figures(corpus, &verified);
     group.sample_size(20);
     group.bench_function(format!("experiment-page-{}-runs", loaded.runs.len()), |b| {
         b.iter(|| {
-            let view = site::experiment_view(black_box(loaded), verification);
+            let view = site::experiment_view(black_box(loaded), verification, &figures);
             renderer
                 .page(
                     "experiment.html",

@@ -109,7 +109,93 @@ pub fn render_below(markdown: &str, levels: usize) -> String {
     sanitize(&out)
 }
 
+/// How a memo's claims are shown: [`render_memo`] hands over each link
+/// whose address is `#…` (its text and address) and each run of prose.
+pub trait Claims {
+    /// The HTML of a bound number, or `None` when `target` is not a figure.
+    fn bound(&self, text: &str, target: &str) -> Option<String>;
+    /// The HTML of prose (escaped), with the numbers typed by hand marked.
+    fn prose(&self, text: &str) -> String;
+    /// The HTML of a number marked as not measured, or `None` when
+    /// `target` is not the mark.
+    fn registered(&self, text: &str, target: &str) -> Option<String>;
+}
+
+/// Renders a memo: as [`render`], with each claim link replaced by what
+/// `claims` shows for it, each number typed into prose marked, and code
+/// left as it is.
+pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
+    use pulldown_cmark::TagEnd;
+    let mut events: Vec<Event<'_>> = Vec::new();
+    // The claim link being read: its address and its text so far.
+    let mut link: Option<(String, String)> = None;
+    // Inside a code block, numbers are not claims.
+    let mut code = false;
+    for event in Parser::new_ext(markdown, options()) {
+        match event {
+            Event::Start(Tag::Link { ref dest_url, .. })
+                if link.is_none() && dest_url.starts_with('#') =>
+            {
+                link = Some((dest_url[1..].to_string(), String::new()));
+            }
+            Event::End(TagEnd::Link) if link.is_some() => {
+                let (target, text) = link.take().unwrap_or_default();
+                let html = claims
+                    .registered(&text, &target)
+                    .or_else(|| claims.bound(&text, &target));
+                match html {
+                    Some(html) => events.push(Event::InlineHtml(html.into())),
+                    None => events.push(Event::Text(text.into())),
+                }
+            }
+            Event::Text(t) | Event::Code(t) if link.is_some() => {
+                if let Some((_, text)) = link.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                code = true;
+                events.push(event);
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                code = false;
+                events.push(event);
+            }
+            Event::Text(t) if !code => events.push(Event::InlineHtml(claims.prose(&t).into())),
+            Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(raw)),
+            Event::Start(Tag::Link { ref dest_url, .. }) if !is_safe_url(dest_url) => {
+                if let Event::Start(Tag::Link {
+                    link_type,
+                    title,
+                    id,
+                    ..
+                }) = event
+                {
+                    events.push(Event::Start(Tag::Link {
+                        link_type,
+                        dest_url: CowStr::Borrowed("#unsafe-link-removed"),
+                        title,
+                        id,
+                    }));
+                }
+            }
+            Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
+            _ if link.is_some() => {}
+            other => events.push(other),
+        }
+    }
+    let mut out = String::new();
+    html::push_html(&mut out, events.into_iter());
+    ammonia::Builder::default()
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
+        .link_rel(Some("noopener noreferrer nofollow"))
+        .add_tag_attributes("span", &["class"])
+        .clean(&out)
+        .to_string()
+}
+
 /// Sanitizes rendered HTML: only known-safe elements and attributes, and
+/// links with http, https, mailto or relative targets.: only known-safe elements and attributes, and
 /// links with http, https, mailto or relative targets.
 fn sanitize(html: &str) -> String {
     ammonia::Builder::default()

@@ -56,6 +56,9 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
                 .map(|name| format!("{dir}/{name}")),
         );
     }
+    if corpus.study.is_some() {
+        files.push(receipts_verifier::model::STUDY_FILE.to_string());
+    }
     for s in &corpus.harness {
         files.push(s.suite_path());
         files.extend(s.runs.iter().map(|r| s.run_path(&r.id)));

@@ -10,18 +10,21 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    reused_across, verify_regressions, verify_suite, ExperimentCheck, ExperimentVerification,
-    Receipt, RegressionVerification, RunVerification, Status, SuiteVerification, Tally,
+    conclude_study, reused_across, verify_regressions, verify_suite, ExperimentCheck,
+    ExperimentVerification, Memo, Receipt, RegressionVerification, RunVerification, Status,
+    StudyVerification, SuiteVerification, Tally, MEMOS_DIR,
 };
 
 use crate::cache::CachedRun;
 use crate::error::BuildError;
-use crate::load::{read_run, Corpus, LoadedExperiment};
+use crate::load::{read_run, Corpus, LoadedExperiment, DOCS_DIR};
 use crate::validate;
 
 /// The verification of every experiment of a corpus, in corpus order.
 pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
+    /// The study's: its named figures' and its memos' receipts.
+    pub study: StudyVerification,
     /// Each harness suite's, in corpus order; every receipt is kept.
     pub harness: Vec<SuiteVerification>,
     /// Each regression suite's, in corpus order; every receipt is kept.
@@ -35,9 +38,10 @@ impl Verified {
     /// The receipts kept: each experiment's (experiment-level first, then
     /// each run's), then each harness suite's, then each regression suite's.
     pub fn receipts(&self) -> impl Iterator<Item = &Receipt> {
-        self.experiments
+        self.study
+            .receipts
             .iter()
-            .flat_map(|e| e.all_receipts())
+            .chain(self.experiments.iter().flat_map(|e| e.all_receipts()))
             .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
             .chain(self.regressions.iter().flat_map(|s| s.all_receipts()))
     }
@@ -169,9 +173,27 @@ where
             tally = sum(tally, counted);
             verifications.push(verification);
         }
-        let verified = input.finish(verifications);
+        experiments.push(input.finish(verifications));
+    }
+    let checks: Vec<ExperimentCheck<'_>> = corpus
+        .experiments
+        .iter()
+        .map(|loaded| check(corpus, loaded))
+        .collect();
+    let memos: Vec<(String, &str)> = memos(corpus);
+    let memos: Vec<Memo<'_>> = memos
+        .iter()
+        .map(|(subject, text)| Memo { subject, text })
+        .collect();
+    let study = conclude_study(
+        &checks,
+        &mut experiments,
+        corpus.study.as_ref().map(|(s, _)| s),
+        &memos,
+    );
+    tally = sum(tally, Tally::of(&study.receipts));
+    for verified in &experiments {
         tally = sum(tally, Tally::of(&verified.receipts));
-        experiments.push(verified);
     }
     let across = reused_across(
         corpus
@@ -222,10 +244,22 @@ where
     }
     Ok(Verified {
         experiments,
+        study,
         harness,
         regressions,
         tally,
     })
+}
+
+/// The memos among the documents, each with its path under the records
+/// root (`docs/memos/<name>.md`) and its text.
+pub fn memos(corpus: &Corpus) -> Vec<(String, &str)> {
+    corpus
+        .docs
+        .iter()
+        .filter(|d| d.path.starts_with(MEMOS_DIR))
+        .map(|d| (format!("{DOCS_DIR}/{}", d.path), d.markdown.as_str()))
+        .collect()
 }
 
 fn sum(a: Tally, b: Tally) -> Tally {

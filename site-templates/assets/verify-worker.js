@@ -126,11 +126,15 @@ function progress(done, total) {
 }
 
 // The records a scope verifies, as data/SHA256SUMS names them: every
-// record, or one experiment's with the tasks and objects.
+// record; or one experiment's (and those its claims read, `with`), or one
+// memo and the experiments its claims read, with the tasks, the objects and
+// the study's file.
 function inScope(scope, rel) {
   if (scope.scope === "all") return true;
-  if (scope.scope !== "experiment") return false;
-  return rel.indexOf(scope.experiment + "/") === 0 || rel.indexOf("tasks/") === 0 || rel.indexOf("objects/") === 0;
+  if (scope.scope !== "experiment" && scope.scope !== "document") return false;
+  if (rel === scope.path || rel === "study.json" || rel.indexOf("tasks/") === 0 || rel.indexOf("objects/") === 0) return true;
+  var dirs = (scope.with || []).concat(scope.scope === "experiment" ? [scope.experiment] : []);
+  return dirs.some(function (d) { return rel.indexOf(d + "/") === 0; });
 }
 
 // Where record `rel` is published: an experiment's run records are gzipped

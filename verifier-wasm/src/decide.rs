@@ -1,5 +1,8 @@
 //! Hypothesis outcomes from their machine-readable decision rules.
 //!
+//! A rule reads its own experiment's primary analysis, and another
+//! experiment's where a metric names one ([`Analyses`]).
+//!
 //! Where a metric is a bound (some cost unknown), the comparison uses the end
 //! of the bound least favourable to the hypothesis, so unknown costs count
 //! against it. A rule that needs a policy with no runs is not decided.
@@ -13,7 +16,36 @@ struct Bound {
     high: f64,
 }
 
-fn metric(analysis: &Analysis, r: &MetricRef) -> Option<Bound> {
+/// The primary analyses a rule can read: its own experiment's (`None`) and,
+/// by id, the other experiments' of the study.
+pub trait Analyses {
+    fn analysis(&self, experiment: Option<&str>) -> Option<&Analysis>;
+}
+
+/// An analysis alone: a rule naming another experiment is not decided.
+impl Analyses for Analysis {
+    fn analysis(&self, experiment: Option<&str>) -> Option<&Analysis> {
+        experiment.is_none().then_some(self)
+    }
+}
+
+/// An experiment's primary analysis with the other experiments' by id.
+pub struct WithOthers<'a> {
+    pub own: &'a Analysis,
+    pub others: &'a std::collections::BTreeMap<String, Analysis>,
+}
+
+impl Analyses for WithOthers<'_> {
+    fn analysis(&self, experiment: Option<&str>) -> Option<&Analysis> {
+        match experiment {
+            None => Some(self.own),
+            Some(id) => self.others.get(id),
+        }
+    }
+}
+
+fn metric<A: Analyses + ?Sized>(analyses: &A, r: &MetricRef) -> Option<Bound> {
+    let analysis = analyses.analysis(r.experiment.as_deref())?;
     let p: &PolicyNumbers = analysis.policies.iter().find(|p| p.policy == r.policy)?;
     let exact = |v: f64| Bound { low: v, high: v };
     Some(match r.metric {
@@ -30,7 +62,7 @@ fn metric(analysis: &Analysis, r: &MetricRef) -> Option<Bound> {
 }
 
 /// The outcome of `rule` over the numbers in `analysis`.
-pub fn decide(rule: &Rule, analysis: &Analysis) -> Outcome {
+pub fn decide<A: Analyses + ?Sized>(rule: &Rule, analysis: &A) -> Outcome {
     match rule {
         Rule::All(rules) | Rule::Any(rules) if rules.is_empty() => Outcome::NotDecided,
         Rule::All(rules) => {
@@ -100,6 +132,14 @@ fn metric_name(m: Metric) -> &'static str {
     }
 }
 
+/// A metric's policy, with its experiment where it names one.
+fn who(m: &MetricRef) -> String {
+    match &m.experiment {
+        Some(e) => format!("{e} {}", m.policy),
+        None => m.policy.clone(),
+    }
+}
+
 fn op_text(op: CompareOp) -> &'static str {
     match op {
         CompareOp::Lt => "<",
@@ -110,7 +150,7 @@ fn op_text(op: CompareOp) -> &'static str {
 }
 
 /// Why `rule` decides as it does over `analysis`, in words with the numbers.
-pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
+pub fn explain<A: Analyses + ?Sized>(rule: &Rule, analysis: &A) -> String {
     match rule {
         Rule::All(rules) => rules
             .iter()
@@ -129,7 +169,7 @@ pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
             offset,
         } => {
             let Some(l) = metric(analysis, left) else {
-                return format!("not decided: no runs of `{}`", left.policy);
+                return format!("not decided: no runs of `{}`", who(left));
             };
             let small = matches!(op, CompareOp::Lt | CompareOp::Le);
             // The end of a bound least favourable to the hypothesis.
@@ -142,7 +182,7 @@ pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
             };
             let (rv, r_text) = match right {
                 Operand::Metric(m) => match metric(analysis, m) {
-                    None => return format!("not decided: no runs of `{}`", m.policy),
+                    None => return format!("not decided: no runs of `{}`", who(m)),
                     Some(b) => {
                         let (v, end) = if b.low == b.high {
                             (b.low, "")
@@ -153,7 +193,7 @@ pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
                         };
                         (
                             v,
-                            format!("{} {} {}{end}", m.policy, metric_name(m.metric), fmt(v)),
+                            format!("{} {} {}{end}", who(m), metric_name(m.metric), fmt(v)),
                         )
                     }
                 },
@@ -171,7 +211,7 @@ pub fn explain(rule: &Rule, analysis: &Analysis) -> String {
             let holds = decide(rule, analysis) == Outcome::Accepted;
             format!(
                 "{} {} {}{l_end} {} {r_text}{offset_text}{}: {}",
-                left.policy,
+                who(left),
                 metric_name(left.metric),
                 fmt(lv),
                 op_text(*op),
@@ -222,11 +262,13 @@ mod tests {
             left: MetricRef {
                 metric: Metric::CostPerTask,
                 policy: "a".into(),
+                experiment: None,
             },
             op: CompareOp::Lt,
             right: Operand::Metric(MetricRef {
                 metric: Metric::CostPerTask,
                 policy: "b".into(),
+                experiment: None,
             }),
             offset: 0.0,
         }
@@ -278,6 +320,7 @@ mod tests {
             left: MetricRef {
                 metric: Metric::PassRate,
                 policy: "a".into(),
+                experiment: None,
             },
             op: CompareOp::Ge,
             right: Operand::Value(Constant { value: 95.0 }),

@@ -8,7 +8,7 @@ use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
     Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, RegressionBenchmark,
-    RegressionSuite, Report, ResultRow, Run, Showcase, SkillEdit, Summary, Task,
+    RegressionSuite, Report, ResultRow, Run, Showcase, SkillEdit, Study, Summary, Task,
 };
 
 use super::Failure;
@@ -19,6 +19,7 @@ pub enum Kind {
     Task,
     Run,
     Summary,
+    Study,
     ResultRow,
     Deviations,
     GitAnchor,
@@ -47,6 +48,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Task,
         Kind::Run,
         Kind::Summary,
+        Kind::Study,
         Kind::ResultRow,
         Kind::Deviations,
         Kind::GitAnchor,
@@ -69,6 +71,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::Task => "task",
         Kind::Run => "run",
         Kind::Summary => "summary",
+        Kind::Study => "study",
         Kind::ResultRow => "result-row",
         Kind::Deviations => "deviations",
         Kind::GitAnchor => "git-anchor",
@@ -88,6 +91,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::Task => schema_for!(Task),
         Kind::Run => schema_for!(Run),
         Kind::Summary => schema_for!(Summary),
+        Kind::Study => schema_for!(Study),
         Kind::ResultRow => schema_for!(ResultRow),
         Kind::Deviations => schema_for!(Deviations),
         Kind::GitAnchor => schema_for!(GitAnchor),

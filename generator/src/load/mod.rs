@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use receipts_verifier::model::{Showcase, Task};
+use receipts_verifier::model::{Showcase, Study, Task, STUDY_FILE};
 
 use crate::gzip;
 
@@ -82,6 +82,8 @@ pub struct Corpus {
     /// Regression suites sorted by directory.
     pub regressions: Vec<LoadedRegressions>,
     pub showcase: Option<LoadedShowcase>,
+    /// `study.json`: the study's named derived figures, with its bytes.
+    pub study: Option<(Study, Vec<u8>)>,
     /// Markdown documents sorted by path.
     pub docs: Vec<Document>,
     /// The SHA-256 of every file the site publishes under `data/` (the
@@ -281,6 +283,14 @@ impl<'a> Reader<'a> {
         }
         let harness = self.suites(&dir.join(HARNESS_DIR))?;
         let regressions = self.regressions(&dir.join(REGRESSIONS_DIR))?;
+        let study_file = dir.join(STUDY_FILE);
+        let study = if self.is_file(&study_file) {
+            let bytes = self.read(&study_file)?;
+            let study: Study = parse::json(&self.name(&study_file), &bytes)?;
+            Some((study, bytes))
+        } else {
+            None
+        };
         Ok(Corpus {
             files: self.files.clone(),
             sources: self.sources.clone(),
@@ -292,6 +302,7 @@ impl<'a> Reader<'a> {
             harness,
             regressions,
             showcase: None,
+            study,
             docs: Vec::new(),
             record_digests: BTreeMap::new(),
         })

@@ -8,10 +8,10 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use receipts_verifier::verify::Scope;
+use receipts_verifier::verify::{Scope, MEMOS_DIR};
 
 use crate::error::BuildError;
-use crate::load::Corpus;
+use crate::load::{Corpus, DOCS_DIR};
 use crate::render::{Pin, Renderer, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
 use crate::verification::{self, Keep, Reuse, RunPass, Verified};
@@ -129,11 +129,12 @@ pub fn render(
         staging,
         count: 0,
     };
+    let figures = site::study_claim_figures(corpus, verified);
     let experiments: Vec<site::ExperimentView> = corpus
         .experiments
         .iter()
         .zip(&verified.experiments)
-        .map(|(loaded, v)| site::experiment_view(loaded, v))
+        .map(|(loaded, v)| site::experiment_view(loaded, v, &figures))
         .collect();
     let suites: Vec<site::SuiteSummary> = corpus
         .harness
@@ -154,6 +155,7 @@ pub fn render(
         &all,
         minijinja::context! {
             experiments => &experiments,
+            study => site::study_view(corpus, verified),
             suites => &suites,
             regressions => &regressions,
         },
@@ -178,6 +180,7 @@ pub fn render(
         let scope = VerifyScope::of(
             &Scope::Experiment {
                 experiment: loaded.dir.clone(),
+                with: site::experiment_reads(corpus, &loaded.dir),
             },
             &[],
         );
@@ -243,12 +246,36 @@ pub fn render(
         out.write("docs.html", "documents.html", false, &none, ctx)?;
     }
     for doc in &corpus.docs {
+        let memo = doc.path.starts_with(MEMOS_DIR);
         let ctx = minijinja::context! {
             title => site::doc_title(&doc.markdown, &doc.path),
             source => &doc.path,
-            html => crate::markdown::render(&doc.markdown),
+            memo => memo,
+            claims => if memo { site::memo_rows(&doc.markdown, &figures) } else { Vec::new() },
+            html => if memo {
+                crate::markdown::render_memo(&doc.markdown, &site::MemoClaims { figures: &figures })
+            } else {
+                crate::markdown::render(&doc.markdown)
+            },
         };
-        out.write("doc.html", &doc_href(&doc.path), false, &none, ctx)?;
+        let scope = if memo {
+            VerifyScope::of(
+                &Scope::Document {
+                    path: format!("{DOCS_DIR}/{}", doc.path),
+                    with: site::memo_reads(corpus, &doc.markdown),
+                },
+                &[],
+            )
+        } else {
+            none.clone()
+        };
+        out.write(
+            "doc.html",
+            &doc_href(&doc.path),
+            memo && any_simulated,
+            &scope,
+            ctx,
+        )?;
     }
     suites::harness(corpus, verified, &mut out)?;
     suites::regressions(corpus, verified, &mut out)?;

@@ -4,6 +4,7 @@
 
 mod agent;
 mod calibrate;
+mod claims;
 mod fixtures;
 mod harness;
 mod plan;
@@ -19,7 +20,7 @@ use serde::Serialize;
 
 use receipts_verifier::model::{
     Deviation, DeviationKind, Deviations, DeviationsKind, FormatVersion, PolicyKind, Run, Showcase,
-    ShowcaseKind, ShowcaseRun, Summary,
+    ShowcaseKind, ShowcaseRun, Summary, STUDY_FILE,
 };
 
 use agent::{simulate_run, RunContext};
@@ -36,10 +37,26 @@ pub fn sample() -> Files {
     let fixtures = fixtures::fixtures();
     write_tasks(&mut out, &fixtures);
     let mut all_runs = Vec::new();
+    let mut earlier = publish::Earlier::default();
     for plan in plan::sample() {
-        let runs = write_experiment(&mut out, &plan, &fixtures, plan.id == "E02");
+        let (runs, published) =
+            write_experiment(&mut out, &plan, &fixtures, plan.id == "E02", &earlier);
+        if let (true, Some(reruns)) = (plan.id == "E02", &published.reruns) {
+            out.insert(
+                "docs/memos/E02-corrections.md".to_string(),
+                claims::corrections_memo(&plan.id, &published.primary, reruns).into_bytes(),
+            );
+        }
+        earlier.analyses.insert(plan.id.clone(), published.primary);
+        earlier
+            .budgets
+            .push((plan.id.clone(), plan.max_output_tokens));
         all_runs.extend(runs);
     }
+    out.insert(
+        format!("experiments/{STUDY_FILE}"),
+        json_bytes(&claims::study()),
+    );
     write_showcase(&mut out, &all_runs);
     harness::write(&mut out);
     regression::write(&mut out);
@@ -52,7 +69,14 @@ pub fn scale(runs: usize) -> Files {
     let fixtures = fixtures::fixtures();
     write_tasks(&mut out, &fixtures);
     let plan = plan::scale(runs);
-    write_experiment_limited(&mut out, &plan, &fixtures, false, Some(runs));
+    write_experiment_limited(
+        &mut out,
+        &plan,
+        &fixtures,
+        false,
+        Some(runs),
+        &publish::Earlier::default(),
+    );
     out
 }
 
@@ -98,8 +122,9 @@ fn write_experiment(
     plan: &ExperimentPlan,
     fixtures: &[Fixture],
     corrections: bool,
-) -> Vec<Run> {
-    write_experiment_limited(out, plan, fixtures, corrections, None)
+    earlier: &publish::Earlier,
+) -> (Vec<Run>, publish::Published) {
+    write_experiment_limited(out, plan, fixtures, corrections, None, earlier)
 }
 
 fn write_experiment_limited(
@@ -108,7 +133,8 @@ fn write_experiment_limited(
     fixtures: &[Fixture],
     corrections: bool,
     limit: Option<usize>,
-) -> Vec<Run> {
+    earlier: &publish::Earlier,
+) -> (Vec<Run>, publish::Published) {
     let tasks: Vec<&receipts_verifier::model::Task> = fixtures.iter().map(|f| &f.task).collect();
     // The record the calibration measures with (its log is not written yet).
     let draft = publish::experiment(plan, "", &tasks);
@@ -146,13 +172,15 @@ fn write_experiment_limited(
     let dir = format!("experiments/{}", plan.id);
     out.insert(format!("{dir}/LOG.md"), log.into_bytes());
     out.insert(format!("{dir}/experiment.json"), json_bytes(&experiment));
-    let mut summary = publish::summary(
+    let mut published = publish::summary(
         &experiment,
         &runs,
         deviations.as_ref(),
         t + 3_600_000,
         corrections,
+        earlier,
     );
+    let summary = &mut published.summary;
     if !summary.corrections.is_empty() {
         // The summary as first published, kept as an object each correction names.
         let first = Summary {
@@ -168,7 +196,7 @@ fn write_experiment_limited(
     }
     out.insert(
         format!("{dir}/summary.json"),
-        publish::summary_json(&summary),
+        publish::summary_json(summary),
     );
     out.insert(
         format!("{dir}/results.csv"),
@@ -180,7 +208,7 @@ fn write_experiment_limited(
     for (digest, bytes) in objects {
         out.insert(format!("experiments/objects/{digest}"), bytes);
     }
-    runs
+    (runs, published)
 }
 
 /// The runs of an experiment and the deviations logged on the way.

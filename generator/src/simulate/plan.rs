@@ -326,6 +326,7 @@ fn metric(metric: Metric, policy: &str) -> MetricRef {
     MetricRef {
         metric,
         policy: policy.to_string(),
+        experiment: None,
     }
 }
 
@@ -439,6 +440,7 @@ pub fn sample() -> Vec<ExperimentPlan> {
             hypothesis("H4", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
             hypothesis("H5", "The ladder's mean time per task is under 30 s.", compare(metric(Metric::MeanTime, "ladder"), CompareOp::Lt, Operand::Value(Constant { value: 30.0 }), 0.0)),
             hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value(Constant { value: 0.0 }), 0.0)),
+            hypothesis("H12", "With 8,192 output tokens, always-medium passes at least as many tasks as it did with 2,048 in E01.", compare(metric(Metric::PassRate, "always-medium"), CompareOp::Ge, Operand::Metric(MetricRef { experiment: Some("E01".to_string()), ..metric(Metric::PassRate, "always-medium") }), 0.0)),
         ],
         incidents,
         forced,
@@ -635,6 +637,12 @@ pub fn scale(runs: usize) -> ExperimentPlan {
     plan.calibration = Vec::new();
     plan.grid = grid((1..=seeds).collect());
     plan.drafts = SCALE_DRAFTS;
+    // A study of one experiment: no rule reads another.
+    plan.hypotheses.retain(|h| {
+        receipts_verifier::verify::rule_policies(&h.rule)
+            .iter()
+            .all(|(other, _)| other.is_none())
+    });
     plan
 }
 

@@ -3,7 +3,9 @@
 //! (numbers computed by the verification core) and `results.csv`.
 
 use receipts_verifier::cost::Cost;
-use receipts_verifier::decide::decide;
+use std::collections::BTreeMap;
+
+use receipts_verifier::decide::{decide, WithOthers};
 use receipts_verifier::facts::RunFacts;
 use receipts_verifier::model::{
     Analysis, Correction, Covers, Deviations, Experiment, ExperimentKind, FormatVersion,
@@ -19,6 +21,7 @@ use receipts_verifier::prereg::{
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::{grid_receipts, rule_policies, Precision};
 
+use super::claims;
 use super::plan::ExperimentPlan;
 
 pub const END_MARKER: &str = "<!-- end of pre-registration: deviations are appended below -->";
@@ -141,7 +144,8 @@ pub fn summary(
     deviations: Option<&Deviations>,
     published_at: i64,
     with_corrections: bool,
-) -> Summary {
+    earlier: &Earlier,
+) -> Published {
     let judgement = Judgement::of(experiment, runs);
     let judged = judgement.runs();
     let primary_set = primary_runs(&judged);
@@ -149,12 +153,13 @@ pub fn summary(
         .unwrap_or_else(|e| panic!("simulated prices are complete: {e}"));
     let latest = latest_runs(&judged);
     let has_reruns = runs.iter().any(|r| r.replaces.is_some());
+    let reruns = has_reruns.then(|| analyze(experiment, &latest).unwrap_or_else(|e| panic!("{e}")));
     let secondary = if has_reruns {
         vec![SecondaryAnalysis {
             id: "reruns-replace".to_string(),
             label: "Secondary: reruns in place of the runs they replace".to_string(),
             description: "Counts each rerun instead of the run it replaces, including runs that had already reached the provider. The pre-registered rule does not allow this; it is shown for comparison only.".to_string(),
-            numbers: rounded(&analyze(experiment, &latest).unwrap_or_else(|e| panic!("{e}"))),
+            numbers: rounded(reruns.as_ref().unwrap_or(&primary)),
         }]
     } else {
         Vec::new()
@@ -168,16 +173,37 @@ pub fn summary(
             id: h.id.clone(),
             outcome: if rule_policies(&h.rule)
                 .iter()
-                .any(|p| incomplete.contains(*p))
+                .any(|(_, p)| incomplete.contains(*p))
             {
                 Outcome::NotDecided
             } else {
-                decide(&h.rule, &primary)
+                decide(
+                    &h.rule,
+                    &WithOthers {
+                        own: &primary,
+                        others: &earlier.analyses,
+                    },
+                )
             },
         })
         .collect();
     let mut published = rounded(&primary);
-    let headline = headline(&published);
+    let id = &experiment.id;
+    let headline = claims::headline(id, &primary);
+    // The first earlier experiment with another output budget, to compare with.
+    let before = earlier.budgets.iter().find_map(|(e, tokens)| {
+        (*tokens != experiment.limits.max_output_tokens)
+            .then(|| {
+                Some((
+                    e.as_str(),
+                    earlier.analyses.get(e)?,
+                    *tokens,
+                    experiment.limits.max_output_tokens,
+                ))
+            })
+            .flatten()
+    });
+    let findings = claims::findings(id, &primary, reruns.as_ref(), before);
     let mut corrections = Vec::new();
     if with_corrections {
         corrections =
@@ -185,39 +211,38 @@ pub fn summary(
         // What was published stays as it was; the corrections amend it.
         published = as_first_published(&published, &corrections);
     }
-    Summary {
-        format_version: FormatVersion,
-        kind: SummaryKind::Summary,
-        experiment: experiment.id.clone(),
-        published_at: format(UnixMillis(published_at)),
-        headline,
-        primary: published,
-        secondary,
-        hypotheses,
-        corrections,
+    Published {
+        summary: Summary {
+            format_version: FormatVersion,
+            kind: SummaryKind::Summary,
+            experiment: experiment.id.clone(),
+            published_at: format(UnixMillis(published_at)),
+            headline,
+            findings,
+            primary: published,
+            secondary,
+            hypotheses,
+            corrections,
+        },
+        primary,
+        reruns,
     }
 }
 
-fn headline(a: &Analysis) -> String {
-    let find = |id: &str| a.policies.iter().find(|p| p.policy == id);
-    match (find("ladder"), find("always-large")) {
-        (Some(l), Some(x)) => format!(
-            "Simulated: the ladder passed {:.1}% of tasks at {} per task; always-large passed {:.1}% at {}.",
-            l.pass_rate_pct,
-            usd(l.cost_per_task_usd.low, l.cost_per_task_usd.high),
-            x.pass_rate_pct,
-            usd(x.cost_per_task_usd.low, x.cost_per_task_usd.high),
-        ),
-        _ => "Simulated sample experiment.".to_string(),
-    }
+/// The experiments published before this one: their primary analyses
+/// (unrounded, as the verifier recomputes them) and output budgets, by id.
+#[derive(Debug, Default)]
+pub struct Earlier {
+    pub analyses: BTreeMap<String, Analysis>,
+    pub budgets: Vec<(String, u64)>,
 }
 
-fn usd(low: f64, high: f64) -> String {
-    if low == high {
-        format!("${low:.4}")
-    } else {
-        format!("${low:.4}–{high:.4}")
-    }
+/// A summary with the analyses it was written from.
+pub struct Published {
+    pub summary: Summary,
+    pub primary: Analysis,
+    /// Counting reruns in place of the runs they replace, where there are reruns.
+    pub reruns: Option<Analysis>,
 }
 
 /// The two mistakes the sample's first publication made: the ladder's cost

@@ -12,8 +12,11 @@ use receipts_verifier::model::{
 use receipts_verifier::numbers::rounded;
 use receipts_verifier::verify::{display, ExperimentVerification, Receipt, Status};
 
+use receipts_verifier::claims::{Figures, Within};
+
 use super::{
-    experiment_href, experiment_records, label, mark, run_row, DocLink, ReceiptView, RunRow,
+    claim_parts, claim_rows, experiment_href, experiment_records, label, mark, parts_html, run_row,
+    ClaimPart, ClaimRow, DocLink, ReceiptView, RunRow,
 };
 use crate::load::LoadedExperiment;
 use crate::markdown;
@@ -37,7 +40,12 @@ pub struct ExperimentView {
     /// The pre-registration hash and time, recorded against recomputed.
     pub preregistration: Vec<ReceiptView>,
     pub hypotheses: Vec<HypothesisView>,
-    pub headline: Option<String>,
+    /// The summary's headline, its claims shown with their receipts.
+    pub headline_html: Option<String>,
+    /// The summary's key findings, likewise.
+    pub findings_html: Vec<String>,
+    /// Each bound number of the headline and the findings with its figure.
+    pub claims: Vec<ClaimRow>,
     pub published_at: Option<String>,
     /// The primary analysis, per policy and per tier.
     pub primary: Option<AnalysisTables>,
@@ -315,7 +323,11 @@ impl Tables<'_> {
     }
 }
 
-pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) -> ExperimentView {
+pub fn experiment_view(
+    loaded: &LoadedExperiment,
+    v: &ExperimentVerification,
+    study: &Figures<'_>,
+) -> ExperimentView {
     let e: &Experiment = &loaded.experiment;
     let summary: Option<&Summary> = loaded.summary.as_ref();
     let summary_subject = format!("{}/summary.json", loaded.dir);
@@ -378,7 +390,13 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
                 id: h.id.clone(),
                 statement: h.statement.clone(),
                 rule: serde_json::to_string(&h.rule).unwrap_or_default(),
-                why: receipts_verifier::decide::explain(&h.rule, &v.primary),
+                why: receipts_verifier::decide::explain(
+                    &h.rule,
+                    &Within {
+                        figures: study,
+                        own: &v.primary,
+                    },
+                ),
                 cell: tables.cell(
                     &path,
                     published.as_ref(),
@@ -428,7 +446,21 @@ pub fn experiment_view(loaded: &LoadedExperiment, v: &ExperimentVerification) ->
             .map(ReceiptView::from)
             .collect(),
         hypotheses,
-        headline: summary.map(|s| s.headline.clone()),
+        headline_html: summary.map(|s| parts_html(&claim_parts(&s.headline, study))),
+        findings_html: summary
+            .into_iter()
+            .flat_map(|s| &s.findings)
+            .map(|f| parts_html(&claim_parts(f, study)))
+            .collect(),
+        claims: summary
+            .map(|s| {
+                let parts: Vec<ClaimPart> = std::iter::once(&s.headline)
+                    .chain(&s.findings)
+                    .flat_map(|t| claim_parts(t, study))
+                    .collect();
+                claim_rows(&parts)
+            })
+            .unwrap_or_default(),
         published_at: summary.map(|s| s.published_at.clone()),
         primary: Some(primary),
         secondary,

@@ -4,6 +4,7 @@
 //! page adds its own prefix.
 
 mod attempt;
+mod claims;
 mod experiment;
 mod figures;
 mod harness;
@@ -11,8 +12,10 @@ mod index;
 mod regression;
 mod run;
 mod skill_edit;
+mod study;
 
 pub use attempt::*;
+pub use claims::*;
 pub use experiment::*;
 pub use figures::*;
 pub use harness::*;
@@ -20,6 +23,7 @@ pub use index::*;
 pub use regression::*;
 pub use run::*;
 pub use skill_edit::*;
+pub use study::*;
 
 use serde::Serialize;
 

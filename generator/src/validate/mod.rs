@@ -13,6 +13,7 @@ use receipts_verifier::digest::{is_sha256_hex, sha256_hex};
 use receipts_verifier::model::{Experiment, Run, Task};
 use receipts_verifier::time;
 
+mod claims;
 mod harness;
 mod regression;
 
@@ -34,7 +35,8 @@ pub fn validate_published(corpus: &Corpus) -> Result<(), InputError> {
 
 fn validate_with(corpus: &Corpus, object_names: bool) -> Result<(), InputError> {
     named_in(corpus, validate_records(corpus, object_names))?;
-    named_in(corpus, documents(corpus))
+    named_in(corpus, documents(corpus))?;
+    named_in(corpus, claims::claims(corpus))
 }
 
 /// Every Markdown text the site renders nests no deeper than the renderer accepts.
@@ -332,12 +334,19 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
         }
     }
     for (i, h) in e.hypotheses.iter().enumerate() {
-        rule_refs(file, &format!("hypotheses[{i}].rule"), &h.rule, &policies)?;
+        rule_refs(
+            corpus,
+            file,
+            &format!("hypotheses[{i}].rule"),
+            &h.rule,
+            &policies,
+        )?;
     }
     Ok(())
 }
 
 fn rule_refs(
+    corpus: &Corpus,
     file: &str,
     field: &str,
     rule: &receipts_verifier::model::Rule,
@@ -354,17 +363,49 @@ fn rule_refs(
                 ));
             }
             for (i, r) in rules.iter().enumerate() {
-                rule_refs(file, &format!("{field}[{i}]"), r, policies)?;
+                rule_refs(corpus, file, &format!("{field}[{i}]"), r, policies)?;
             }
         }
         Rule::Compare { left, right, .. } => {
-            let mut named = vec![(format!("{field}.left.policy"), &left.policy)];
+            let mut named = vec![(format!("{field}.left"), left)];
             if let Operand::Metric(m) = right {
-                named.push((format!("{field}.right.policy"), &m.policy));
+                named.push((format!("{field}.right"), m));
             }
-            for (place, policy) in named {
-                if !policies.contains(policy.as_str()) {
-                    return Err(InputError::at(file, place, format!("no policy `{policy}`")));
+            for (place, m) in named {
+                let policy = &m.policy;
+                let Some(other) = &m.experiment else {
+                    if !policies.contains(policy.as_str()) {
+                        return Err(InputError::at(
+                            file,
+                            format!("{place}.policy"),
+                            format!("no policy `{policy}`"),
+                        ));
+                    }
+                    continue;
+                };
+                let Some(e) = corpus
+                    .experiments
+                    .iter()
+                    .find(|e| e.experiment.id == *other)
+                else {
+                    return Err(InputError::at(
+                        file,
+                        format!("{place}.experiment"),
+                        format!(
+                            "no experiment `{other}` in the study ({})",
+                            receipts_verifier::claims::nearest(
+                                other,
+                                corpus.experiments.iter().map(|e| e.experiment.id.as_str())
+                            )
+                        ),
+                    ));
+                };
+                if !e.experiment.policies.iter().any(|p| p.id == *policy) {
+                    return Err(InputError::at(
+                        file,
+                        format!("{place}.policy"),
+                        format!("no policy `{policy}` in experiment `{other}`"),
+                    ));
                 }
             }
         }

@@ -113,16 +113,23 @@ pub fn read(text: &str) -> Result<Claimed, String> {
         current.clear();
         Ok(())
     };
+    // A minus is a sign where no number ends just before it (`−4.2% to
+    // −2.3%`), and a range's dash where one does (`0.0058-0.0060`).
+    let mut after_number = false;
     for c in text.chars() {
         if c.is_ascii_digit() || c == '.' || (c == ',' && !current.is_empty()) {
             current.push(c);
-        } else if (c == '-' || c == '−') && current.is_empty() && numbers.is_empty() {
+            after_number = true;
+            continue;
+        }
+        if (c == '-' || c == '−') && current.is_empty() && !after_number {
             current.push('-');
         } else {
             if current == "-" {
                 current.clear();
             }
             flush(&mut current, &mut numbers)?;
+            after_number = !c.is_whitespace() && after_number && matches!(c, '%' | '$');
         }
     }
     flush(&mut current, &mut numbers)?;
@@ -188,6 +195,12 @@ mod tests {
         assert_eq!((c.low, c.high), (0.0058, 0.0060));
         assert_eq!(read("32% dearer").expect("claim").low, 32.0);
         assert_eq!(read("8,192").expect("claim").low, 8192.0);
+        let c = read("−4.2% to −2.3%").expect("claim");
+        assert_eq!((c.low, c.high), (-4.2, -2.3));
+        let c = read("0.0058-0.0060").expect("claim");
+        assert_eq!((c.low, c.high), (0.0058, 0.0060));
+        let c = read("-1.0 to 1.0").expect("claim");
+        assert_eq!((c.low, c.high), (-1.0, 1.0));
         assert!(read("more or less 3").is_err());
         assert!(read("no number").is_err());
     }

@@ -5,109 +5,93 @@
 //! recomputed bound; [`claim_receipts`] makes one receipt per number, and
 //! one failing receipt per number typed by hand.
 
+pub mod check;
+mod figures;
 pub mod judge;
 pub mod syntax;
+pub mod unit;
 
-use std::collections::BTreeMap;
-
-use serde_json::Value;
-
-use crate::model::Analysis;
 use crate::verify::Receipt;
 
+pub use figures::{nearest, ExperimentFigures, Figures, Within};
 pub use judge::Bound;
-pub use syntax::{FigurePath, Segment, Target};
+pub use syntax::{Figure, FigurePath, Segment, Target};
+pub use unit::Unit;
 
-/// The recomputed analyses of each experiment, by id: the primary one and
-/// the secondary ones by id.
-#[derive(Debug, Default)]
-pub struct Figures<'a> {
-    experiments: BTreeMap<&'a str, (&'a Analysis, &'a BTreeMap<String, Analysis>)>,
+/// Judges one bound number: the figure its target names, if the text
+/// (empty: the figure shown as recomputed) writes it in its unit, agrees
+/// with it, or says a direction that the whole bound holds.
+pub fn judge_bound(text: &str, target: &Target, figures: &Figures<'_>) -> Result<Bound, String> {
+    let figure = figures.evaluate(target)?;
+    if text.trim().is_empty() {
+        return Ok(figure);
+    }
+    unit::agrees(text, figures.target_unit(target))?;
+    match judge::direction(text)? {
+        // A direction alone: `[cheaper](#change(a,b))`.
+        Some(sign) if !text.bytes().any(|b| b.is_ascii_digit()) => {
+            judge::holds_direction(sign, figure)?
+        }
+        _ => judge::agrees(&judge::read(text)?, figure)?,
+    }
+    Ok(figure)
 }
 
-impl<'a> Figures<'a> {
-    pub fn add(
-        &mut self,
-        experiment: &'a str,
-        primary: &'a Analysis,
-        secondary: &'a BTreeMap<String, Analysis>,
-    ) {
-        self.experiments.insert(experiment, (primary, secondary));
-    }
-
-    /// The figure at `path`, or why there is none (with the names nearby).
-    pub fn get(&self, path: &FigurePath) -> Result<Bound, String> {
-        let (primary, secondary) =
-            self.experiments
-                .get(path.experiment.as_str())
-                .ok_or_else(|| {
-                    format!(
-                        "no experiment `{}` (there are {})",
-                        path.experiment,
-                        list(self.experiments.keys().copied())
-                    )
-                })?;
-        let analysis = match &path.analysis {
-            None => *primary,
-            Some(id) => secondary.get(id).ok_or_else(|| {
-                format!(
-                    "no analysis `{id}` in {} (there are {})",
-                    path.experiment,
-                    list(secondary.keys().map(String::as_str))
-                )
-            })?,
+/// A figure as a claim shows it when its link has no text: rates, points
+/// and changes to a tenth (a change wholly on one side of zero in words),
+/// costs to four significant digits, counts whole.
+pub fn show_figure(figure: Bound, unit: Unit) -> String {
+    if unit == Unit::Change && (figure.high < 0.0 || figure.low > 0.0) {
+        let (word, near, far) = if figure.high < 0.0 {
+            ("lower", -figure.high, -figure.low)
+        } else {
+            ("higher", figure.low, figure.high)
         };
-        let numbers = analysis
-            .policies
-            .iter()
-            .find(|p| p.policy == path.policy)
-            .ok_or_else(|| {
-                format!(
-                    "no policy `{}` in {} (there are {})",
-                    path.policy,
-                    path.experiment,
-                    list(analysis.policies.iter().map(|p| p.policy.as_str()))
-                )
-            })?;
-        let value = serde_json::to_value(numbers).unwrap_or(Value::Null);
-        let field = value.get(&path.field).ok_or_else(|| {
-            let fields = value
-                .as_object()
-                .map(|m| list(m.keys().map(String::as_str).filter(|k| *k != "policy")))
-                .unwrap_or_default();
-            format!("no figure `{}` (there are {fields})", path.field)
-        })?;
-        match field {
-            Value::Number(n) => n.as_f64().map(Bound::exact),
-            Value::Object(m) => match (
-                m.get("low").and_then(Value::as_f64),
-                m.get("high").and_then(Value::as_f64),
-            ) {
-                (Some(low), Some(high)) => Some(Bound { low, high }),
-                _ => None,
-            },
-            _ => None,
-        }
-        .ok_or_else(|| format!("`{path}` is not a number"))
+        let (near, far) = (format!("{near:.1}"), format!("{far:.1}"));
+        return if near == far {
+            format!("{near}% {word}")
+        } else {
+            format!("{near}–{far}% {word}")
+        };
     }
-
-    /// The value a target names.
-    pub fn evaluate(&self, target: &Target) -> Result<Bound, String> {
-        match target {
-            Target::Figure(p) => self.get(p),
-            Target::Change(a, b) => Bound::change(self.get(a)?, self.get(b)?),
-            Target::Diff(a, b) => Ok(Bound::diff(self.get(a)?, self.get(b)?)),
-            Target::Ratio(a, b) => Bound::ratio(self.get(a)?, self.get(b)?),
-        }
+    let one = |v: f64| match unit {
+        Unit::Percent | Unit::Change => format!("{v:.1}%"),
+        Unit::Points => format!("{v:.1} points"),
+        Unit::Usd => format!("${}", significant(v, 4)),
+        Unit::Seconds => format!("{v:.1} s"),
+        Unit::PerSecond => format!("{v:.0} tokens/s"),
+        Unit::Count => thousands(v),
+        Unit::Ratio => format!("{v:.2}×"),
+    };
+    let (low, high) = (one(figure.low), one(figure.high));
+    if low == high {
+        low
+    } else {
+        format!("{low} to {high}")
     }
 }
 
-fn list<'s>(names: impl Iterator<Item = &'s str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".to_string()
+fn significant(v: f64, digits: i32) -> String {
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let decimals = (digits - 1 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+fn thousands(v: f64) -> String {
+    let whole = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 {
+        format!("-{out}")
     } else {
-        names.join(", ")
+        out
     }
 }
 
@@ -139,10 +123,10 @@ pub fn claim_receipts(
                 for number in syntax::hand_typed(prose) {
                     out.push(Receipt::new(
                         subject,
-                        format!("{place}: `{number}`"),
+                        format!("{place}: {number}"),
                         number,
                         format!(
-                            "a number typed by hand: bind it to its figure, `[{number}](#E01.ladder.pass_rate_pct)`, or mark it not measured, `[{number}](#registered)`"
+                            "a number typed by hand: bind it to the figure it claims, `[{number}](#<experiment>.<policy>.<figure>)`, or mark it not measured, `[{number}](#registered)`"
                         ),
                         false,
                     ));
@@ -150,18 +134,8 @@ pub fn claim_receipts(
             }
             Segment::Registered(_) => {}
             Segment::Bound { text, target } => {
-                let claim = format!("{place}: `{text}`");
-                let verdict = figures.evaluate(target).and_then(|figure| {
-                    match judge::direction(text)? {
-                        // A direction alone: `[cheaper](#change(a,b))`.
-                        Some(sign) if !text.bytes().any(|b| b.is_ascii_digit()) => {
-                            judge::holds_direction(sign, figure)?
-                        }
-                        _ => judge::agrees(&judge::read(text)?, figure)?,
-                    }
-                    Ok(figure)
-                });
-                out.push(match verdict {
+                let claim = format!("{place}: [{text}](#{target})");
+                out.push(match judge_bound(text, target, figures) {
                     Ok(figure) => Receipt::new(subject, claim, text, show(figure), true),
                     Err(why) => Receipt::new(subject, claim, text, why, false),
                 });
@@ -171,7 +145,16 @@ pub fn claim_receipts(
     out
 }
 
-fn show(b: Bound) -> String {
+/// The receipts of a Markdown memo: each line's claims, named by line.
+pub fn memo_receipts(subject: &str, markdown: &str, figures: &Figures<'_>) -> Vec<Receipt> {
+    syntax::memo_prose(markdown)
+        .iter()
+        .enumerate()
+        .flat_map(|(i, line)| claim_receipts(subject, &format!("line {}", i + 1), line, figures))
+        .collect()
+}
+
+pub(crate) fn show(b: Bound) -> String {
     if b.low == b.high {
         format!("{}", b.low)
     } else {
@@ -182,6 +165,11 @@ fn show(b: Bound) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use serde_json::Value;
+
+    use crate::model::Analysis;
     use crate::verify::Status;
 
     fn policy(id: &str, pass: f64, low: f64, high: f64) -> Value {
@@ -207,11 +195,28 @@ mod tests {
         (analysis(83.33), secondary)
     }
 
+    /// The receipts of claim `text` over E02's figures.
+    fn judged(
+        text: &str,
+        primary: &Analysis,
+        secondary: &BTreeMap<String, Analysis>,
+    ) -> Vec<Receipt> {
+        let incomplete = BTreeSet::new();
+        let mut figures = Figures::default();
+        figures.add(
+            "E02",
+            ExperimentFigures {
+                primary,
+                secondary,
+                incomplete: &incomplete,
+            },
+        );
+        claim_receipts("E02/summary.json", "headline", text, &figures)
+    }
+
     fn statuses(text: &str) -> Vec<(String, Status, String)> {
         let (primary, secondary) = e02();
-        let mut figures = Figures::default();
-        figures.add("E02", &primary, &secondary);
-        claim_receipts("E02/summary.json", "headline", text, &figures)
+        judged(text, &primary, &secondary)
             .into_iter()
             .map(|r| (r.claim, r.status, r.recomputed))
             .collect()
@@ -265,9 +270,7 @@ mod tests {
         // Widen the ladder's bound past always-large's cost: cheaper no longer holds.
         let (mut primary, secondary) = e02();
         primary.policies[0].cost_per_task_usd.high = 0.0063;
-        let mut figures = Figures::default();
-        figures.add("E02", &primary, &secondary);
-        let r = claim_receipts("s", "headline", &format!("[cheaper]{change}"), &figures);
+        let r = judged(&format!("[cheaper]{change}"), &primary, &secondary);
         assert_eq!(r[0].status, Status::Fail, "{r:?}");
         assert!(r[0].recomputed.contains("not wholly below zero"), "{r:?}");
     }
@@ -279,7 +282,9 @@ mod tests {
         assert!(got[0].2.contains("`pass_rate_pct`"), "{got:?}");
         let got = statuses("[83.3%](#E09.ladder.pass_rate_pct)");
         assert!(
-            got[0].2.contains("no experiment `E09` (there are `E02`)"),
+            got[0]
+                .2
+                .contains("no experiment `E09` (did you mean `E02`?)"),
             "{got:?}"
         );
     }

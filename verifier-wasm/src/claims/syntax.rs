@@ -28,14 +28,56 @@ pub enum Segment {
 /// What a bound number claims.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
-    Figure(FigurePath),
+    Figure(Figure),
     /// `change(a,b)`: the relative change from `b` to `a`, in percent.
-    Change(FigurePath, FigurePath),
+    Change(Figure, Figure),
     /// `diff(a,b)`: `a − b`, in `a`'s unit (points for rates).
-    Diff(FigurePath, FigurePath),
+    Diff(Figure, Figure),
     /// `ratio(a,b)`: `a / b`.
-    Ratio(FigurePath, FigurePath),
+    Ratio(Figure, Figure),
 }
+
+impl Target {
+    /// The figures the target reads.
+    pub fn figures(&self) -> Vec<&Figure> {
+        match self {
+            Target::Figure(f) => vec![f],
+            Target::Change(a, b) | Target::Diff(a, b) | Target::Ratio(a, b) => vec![a, b],
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Figure(x) => write!(f, "{x}"),
+            Target::Change(a, b) => write!(f, "change({a},{b})"),
+            Target::Diff(a, b) => write!(f, "diff({a},{b})"),
+            Target::Ratio(a, b) => write!(f, "ratio({a},{b})"),
+        }
+    }
+}
+
+/// A figure a target reads: one of an experiment's analyses, or one of the
+/// study's (`study.<name>`: a total over every experiment, or a derived
+/// figure the study names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Figure {
+    Policy(FigurePath),
+    Study(String),
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Figure::Policy(p) => write!(f, "{p}"),
+            Figure::Study(name) => write!(f, "{STUDY}.{name}"),
+        }
+    }
+}
+
+/// The prefix of the study's figures.
+pub const STUDY: &str = "study";
 
 /// A figure: `<experiment>[/<analysis>].<policy>.<field>`, the analysis
 /// being the primary one when none is named.
@@ -117,13 +159,11 @@ fn link(s: &str) -> Option<(&str, &str, usize)> {
     Some((label, &after[..end], close + 1 + 2 + end + 1))
 }
 
-fn parse_target(target: &str) -> Result<Target, String> {
+/// Parses a target: a figure, or `change`, `diff` or `ratio` of two.
+pub fn parse_target(target: &str) -> Result<Target, String> {
     let target = target.trim();
     for (name, make) in [
-        (
-            "change",
-            Target::Change as fn(FigurePath, FigurePath) -> Target,
-        ),
+        ("change", Target::Change as fn(Figure, Figure) -> Target),
         ("diff", Target::Diff),
         ("ratio", Target::Ratio),
     ] {
@@ -135,10 +175,34 @@ fn parse_target(target: &str) -> Result<Target, String> {
             let (a, b) = args
                 .split_once(',')
                 .ok_or_else(|| format!("`{target}`: {name} takes two figures, `{name}(a,b)`"))?;
-            return Ok(make(figure_path(a)?, figure_path(b)?));
+            return Ok(make(figure(a)?, figure(b)?));
         }
     }
-    figure_path(target).map(Target::Figure)
+    figure(target).map(Target::Figure)
+}
+
+/// Parses a figure: `study.<name>` or a figure path.
+pub fn figure(s: &str) -> Result<Figure, String> {
+    let s = s.trim();
+    match s.split_once('.') {
+        Some((STUDY, name)) if !name.contains('.') => {
+            if is_name(name) {
+                Ok(Figure::Study(name.to_string()))
+            } else {
+                Err(format!(
+                    "`{s}` is not a figure: names are letters, digits, `-` and `_`"
+                ))
+            }
+        }
+        _ => figure_path(s).map(Figure::Policy),
+    }
+}
+
+/// A name of a policy, a figure or an analysis: letters, digits, `-`, `_`.
+pub fn is_name(w: &str) -> bool {
+    !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Parses `E02.ladder.pass_rate_pct` or `E02/reruns-replace.ladder.pass_rate_pct`.
@@ -147,18 +211,14 @@ pub fn figure_path(s: &str) -> Result<FigurePath, String> {
     let parts: Vec<&str> = s.split('.').collect();
     let [head, policy, field] = parts.as_slice() else {
         return Err(format!(
-            "`{s}` is not a figure: write <experiment>.<policy>.<field>, e.g. E02.ladder.pass_rate_pct"
+            "`{s}` is not a figure: write <experiment>.<policy>.<field>, e.g. E02.ladder.pass_rate_pct, or study.<name>"
         ));
     };
     let (experiment, analysis) = match head.split_once('/') {
         Some((e, a)) => (e, Some(a.to_string())),
         None => (*head, None),
     };
-    let word = |w: &str| {
-        !w.is_empty()
-            && w.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    };
+    let word = is_name;
     if !word(experiment)
         || !word(policy)
         || !word(field)
@@ -209,6 +269,120 @@ pub fn hand_typed(prose: &str) -> Vec<&str> {
     out
 }
 
+/// The prose of a Markdown memo, line for line, with what is not a claim
+/// blanked: fenced code blocks, code spans, HTML comments, the address of a
+/// link that is not a claim (its text is kept), and list numbers. Lines keep
+/// their numbers, so a receipt can name the line.
+pub fn memo_prose(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    let mut comment = false;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if let Some(f) = fence {
+            if trimmed.starts_with(f) {
+                fence = None;
+            }
+            out.push(String::new());
+            continue;
+        }
+        if let Some(f) = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f)) {
+            fence = Some(f);
+            out.push(String::new());
+            continue;
+        }
+        let mut kept = String::new();
+        let mut rest = line;
+        loop {
+            if comment {
+                match rest.find("-->") {
+                    Some(end) => {
+                        rest = &rest[end + 3..];
+                        comment = false;
+                    }
+                    None => break,
+                }
+            }
+            match rest.find("<!--") {
+                Some(start) => {
+                    kept.push_str(&rest[..start]);
+                    rest = &rest[start + 4..];
+                    comment = true;
+                }
+                None => {
+                    kept.push_str(rest);
+                    break;
+                }
+            }
+        }
+        out.push(strip_list_number(&outside_links(&without_code_spans(
+            &kept,
+        ))));
+    }
+    out
+}
+
+fn without_code_spans(line: &str) -> String {
+    let mut out = String::new();
+    let mut parts = line.split('`');
+    if let Some(first) = parts.next() {
+        out.push_str(first);
+    }
+    // Odd parts are inside a code span; an unclosed one stays prose.
+    let rest: Vec<&str> = parts.collect();
+    let closed = rest.len() - rest.len() % 2;
+    for (i, part) in rest.iter().enumerate() {
+        if i >= closed {
+            out.push('`');
+            out.push_str(part);
+        } else if i % 2 == 1 {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// `[text](address)` with an address that is not `#…` keeps only its text.
+fn outside_links(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("](") {
+        let after = &rest[i + 2..];
+        if after.starts_with('#') {
+            out.push_str(&rest[..i + 2]);
+            rest = after;
+            continue;
+        }
+        match after.find(')') {
+            Some(end) => {
+                out.push_str(&rest[..=i]);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[..i + 2]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `3. item` or `3) item` at the start of a line is a list's numbering.
+fn strip_list_number(line: &str) -> String {
+    let trimmed = line.trim_start();
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0
+        && matches!(trimmed.as_bytes().get(digits), Some(b'.' | b')'))
+        && matches!(trimmed.as_bytes().get(digits + 1), Some(b' ') | None)
+    {
+        let indent = line.len() - trimmed.len();
+        format!("{}{}", &line[..indent], &trimmed[digits + 1..])
+    } else {
+        line.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +392,9 @@ mod tests {
         assert_eq!(s.len(), 7, "{s:?}");
         assert!(
             matches!(&s[1], Segment::Bound { text, target: Target::Figure(f) } if text == "83.3%" && f.to_string() == "E02.ladder.pass_rate_pct")
+        );
+        assert!(
+            matches!(&parse("[$0.72](#study.total_cost_usd)").unwrap()[0], Segment::Bound { target: Target::Figure(Figure::Study(n)), .. } if n == "total_cost_usd")
         );
         assert!(matches!(
             &s[3],
@@ -229,6 +406,27 @@ mod tests {
         assert_eq!(s[5], Segment::Registered("30 s".into()));
         assert!(parse("[1](#E02.ladder)").is_err());
     }
+    #[test]
+    fn a_memo_claims_its_prose_not_its_code_or_addresses() {
+        let md = "# Memo\n\n1. Ran [83.3%](#E02.ladder.pass_rate_pct) see [run 7](https://x.test/7).\n```\n42\n```\nCode `x = 5` <!-- 9 --> 3 left\n";
+        let lines = memo_prose(md);
+        assert_eq!(
+            lines[2],
+            " Ran [83.3%](#E02.ladder.pass_rate_pct) see [run 7]."
+        );
+        assert_eq!(lines[4], "");
+        assert_eq!(hand_typed(&lines[6]), vec!["3"]);
+        let segments = parse(&lines[2]).unwrap();
+        let typed: Vec<&str> = segments
+            .iter()
+            .flat_map(|s| match s {
+                Segment::Text(t) => hand_typed(t),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(typed, vec!["7"], "a link's text is prose");
+    }
+
     #[test]
     fn hand_typed_numbers_are_words_that_start_with_a_digit() {
         assert_eq!(

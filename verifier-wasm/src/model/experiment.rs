@@ -328,6 +328,10 @@ pub enum Rule {
 pub struct MetricRef {
     pub metric: Metric,
     pub policy: String,
+    /// Another experiment of the study, by id, whose primary analysis holds
+    /// the metric; this experiment's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
 }
 
 /// The right-hand side of a comparison: another metric or a constant.

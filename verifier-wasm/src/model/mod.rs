@@ -13,6 +13,7 @@ mod regression;
 mod report;
 mod run;
 mod showcase;
+mod study;
 mod summary;
 mod task;
 
@@ -24,6 +25,7 @@ pub use regression::*;
 pub use report::*;
 pub use run::*;
 pub use showcase::*;
+pub use study::*;
 pub use summary::*;
 pub use task::*;
 

@@ -15,8 +15,12 @@ pub struct Summary {
     pub kind: SummaryKind,
     pub experiment: String,
     pub published_at: String,
-    /// The headline result in one sentence.
+    /// The headline result in one sentence: a claim, whose measured numbers
+    /// are bound to figures (see `docs/FORMAT.md`, "Claims").
     pub headline: String,
+    /// Key findings, each a claim like the headline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
     /// The pre-registered primary analysis: every run that reached the
     /// provider counts, failures included; a rerun counts only in place of a
     /// run that never reached it.

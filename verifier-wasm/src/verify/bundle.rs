@@ -11,11 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::anchor::AnchorFiles;
 use crate::model::{
     benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
-    RegressionBenchmark, RegressionSuite, ResultRow, Run, SkillEdit, Summary, Task,
-    GIT_ANCHOR_FILE, HARNESS_DIR, REGRESSIONS_DIR, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
+    RegressionBenchmark, RegressionSuite, ResultRow, Run, SkillEdit, Study, Summary, Task,
+    GIT_ANCHOR_FILE, HARNESS_DIR, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE,
+    TSA_CERTIFICATE_FILE,
 };
 
-use super::{ExperimentCheck, Receipt, Tally};
+use super::{ExperimentCheck, ExperimentVerification, Memo, Receipt, Tally, MEMOS_DIR};
 
 /// What to verify.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,8 +24,13 @@ use super::{ExperimentCheck, Receipt, Tally};
 pub enum Scope {
     /// Every experiment.
     All,
-    /// One experiment, by directory.
-    Experiment { experiment: String },
+    /// One experiment, by directory, with the experiments whose figures
+    /// its hypotheses and claims read.
+    Experiment {
+        experiment: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        with: Vec<String>,
+    },
     /// One run of one experiment: its checks, digests and outcome.
     Run { experiment: String, run: String },
     /// One harness suite, by directory: every run's report.
@@ -35,6 +41,13 @@ pub enum Scope {
     Regressions { suite: String },
     /// One skill edit of one regression suite.
     SkillEdit { suite: String, edit: String },
+    /// One memo, by its path under the records root, with the experiments
+    /// whose figures its claims read (and the study's file).
+    Document {
+        path: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        with: Vec<String>,
+    },
     /// No records: a page whose only receipts are file digests.
     None,
 }
@@ -95,25 +108,113 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 Some((task.id.clone(), task))
             }),
     );
+    let wanted = |d: &str| match scope {
+        Scope::All => true,
+        Scope::Experiment { experiment, with } => d == experiment || with.iter().any(|w| w == d),
+        Scope::Run { experiment, .. } => d == experiment,
+        Scope::Document { with, .. } => with.iter().any(|w| w == d),
+        _ => false,
+    };
     let dirs: Vec<&str> = files
         .keys()
         .filter_map(|p| p.strip_suffix("/experiment.json"))
-        .filter(|d| !d.contains('/'))
-        .filter(|d| match scope {
-            Scope::All => true,
-            Scope::Experiment { experiment } | Scope::Run { experiment, .. } => d == experiment,
-            _ => false,
-        })
+        .filter(|d| !d.contains('/') && wanted(d))
         .collect();
-    let mut verified_experiments = Vec::new();
-    for dir in dirs {
-        let Some(experiment) = parse::<Experiment>(
+    let loaded: Vec<Loaded> = dirs
+        .into_iter()
+        .filter_map(|dir| Loaded::read(files, dir, scope, &mut receipts))
+        .collect();
+    let checks: Vec<ExperimentCheck<'_>> = loaded
+        .iter()
+        .map(|l| l.check(files, &tasks, &objects))
+        .collect();
+    if let Scope::Run { .. } = scope {
+        for (check, l) in checks.iter().zip(&loaded) {
+            let inputs = check.task_inputs();
+            for run in &l.runs {
+                receipts.extend(check.verify_run(&inputs, run).receipts);
+            }
+        }
+    } else {
+        let mut verified: Vec<ExperimentVerification> = checks
+            .iter()
+            .zip(&loaded)
+            .map(|(check, l)| {
+                let inputs = check.task_inputs();
+                check.finish(
+                    l.runs
+                        .iter()
+                        .map(|r| check.verify_run(&inputs, r))
+                        .collect(),
+                )
+            })
+            .collect();
+        let study: Option<Study> = files
+            .get(STUDY_FILE)
+            .and_then(|b| parse(STUDY_FILE, b, &mut receipts));
+        let memo_texts: Vec<(&str, String)> = files
+            .iter()
+            .filter(|(p, _)| match scope {
+                Scope::All => p
+                    .strip_prefix(DOCS_PREFIX)
+                    .is_some_and(|rest| rest.starts_with(MEMOS_DIR) && rest.ends_with(".md")),
+                Scope::Document { path, .. } => *p == path,
+                _ => false,
+            })
+            .map(|(p, b)| (p.as_str(), String::from_utf8_lossy(b).into_owned()))
+            .collect();
+        let memos: Vec<Memo<'_>> = memo_texts
+            .iter()
+            .map(|(subject, text)| Memo { subject, text })
+            .collect();
+        let study = super::conclude_study(&checks, &mut verified, study.as_ref(), &memos);
+        receipts.extend(study.receipts);
+        for v in &verified {
+            receipts.extend(v.all_receipts().cloned());
+        }
+        receipts.extend(super::reused_across(
+            loaded
+                .iter()
+                .zip(&verified)
+                .map(|(l, v)| (l.dir, v.runs.iter().map(|r| &r.facts).collect())),
+        ));
+    }
+    harness(files, scope, &mut receipts);
+    regressions(files, &objects, scope, &mut receipts);
+    BundleResult {
+        tally: Tally::of(&receipts),
+        receipts,
+    }
+}
+
+/// Where the documents are, under the records root.
+const DOCS_PREFIX: &str = "docs/";
+
+/// One experiment's files, parsed.
+struct Loaded<'f> {
+    dir: &'f str,
+    experiment: Experiment,
+    runs: Vec<Run>,
+    log: String,
+    summary: Option<Summary>,
+    results: Option<Vec<ResultRow>>,
+    deviations: Option<Deviations>,
+    git: Option<GitAnchor>,
+}
+
+impl<'f> Loaded<'f> {
+    /// Experiment `dir`'s files (within `scope`, one run's for [`Scope::Run`]).
+    fn read(
+        files: &'f BTreeMap<String, Vec<u8>>,
+        dir: &'f str,
+        scope: &Scope,
+        receipts: &mut Vec<Receipt>,
+    ) -> Option<Loaded<'f>> {
+        let experiment = parse::<Experiment>(
             &format!("{dir}/experiment.json"),
             &files[&format!("{dir}/experiment.json")],
-            &mut receipts,
-        ) else {
-            continue;
-        };
+            receipts,
+        )?;
         if experiment.id != dir {
             receipts.push(Receipt::new(
                 &format!("{dir}/experiment.json"),
@@ -122,7 +223,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 "the directory's name differs",
                 false,
             ));
-            continue;
+            return None;
         }
         let runs_prefix = format!("{dir}/runs/");
         let runs: Vec<Run> = files
@@ -133,7 +234,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 _ => true,
             })
             .filter_map(|(p, b)| {
-                let run = parse::<Run>(p, b, &mut receipts)?;
+                let run = parse::<Run>(p, b, receipts)?;
                 if *p != format!("{runs_prefix}{}.json", run.id) {
                     receipts.push(Receipt::new(
                         p,
@@ -147,15 +248,14 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 Some(run)
             })
             .collect();
-        let log_path = format!("{dir}/{}", experiment.preregistration.log);
         let log = files
-            .get(&log_path)
+            .get(&format!("{dir}/{}", experiment.preregistration.log))
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .unwrap_or_default();
         let summary_path = format!("{dir}/summary.json");
         let summary: Option<Summary> = files
             .get(&summary_path)
-            .and_then(|b| parse(&summary_path, b, &mut receipts));
+            .and_then(|b| parse(&summary_path, b, receipts));
         let results_path = format!("{dir}/results.csv");
         let results: Option<Vec<ResultRow>> = files.get(&results_path).and_then(|b| {
             let mut reader = csv::ReaderBuilder::new()
@@ -178,53 +278,48 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
         let deviations_path = format!("{dir}/deviations.json");
         let deviations: Option<Deviations> = files
             .get(&deviations_path)
-            .and_then(|b| parse(&deviations_path, b, &mut receipts));
+            .and_then(|b| parse(&deviations_path, b, receipts));
         let git_path = format!("{dir}/{GIT_ANCHOR_FILE}");
         let git: Option<GitAnchor> = files
             .get(&git_path)
-            .and_then(|b| parse(&git_path, b, &mut receipts));
+            .and_then(|b| parse(&git_path, b, receipts));
+        Some(Loaded {
+            dir,
+            experiment,
+            runs,
+            log,
+            summary,
+            results,
+            deviations,
+            git,
+        })
+    }
+
+    fn check<'a>(
+        &'a self,
+        files: &'a BTreeMap<String, Vec<u8>>,
+        tasks: &'a BTreeMap<String, Task>,
+        objects: &'a BTreeMap<String, Vec<u8>>,
+    ) -> ExperimentCheck<'a> {
+        let dir = self.dir;
         let beside = |name: &str| files.get(&format!("{dir}/{name}")).map(Vec::as_slice);
-        let check = ExperimentCheck {
+        ExperimentCheck {
             dir,
             anchors: AnchorFiles {
                 timestamp: beside(TIMESTAMP_FILE),
                 tsa_certificate: beside(TSA_CERTIFICATE_FILE),
-                git: git.as_ref(),
+                git: self.git.as_ref(),
             },
-            experiment: &experiment,
-            log: &log,
-            summary: summary.as_ref(),
-            summary_text: files.get(&summary_path).map(Vec::as_slice),
-            results: results.as_deref(),
-            results_text: files.get(&results_path).map(Vec::as_slice),
-            deviations: deviations.as_ref(),
-            tasks: &tasks,
-            objects: &objects,
-        };
-        match scope {
-            Scope::Run { .. } => {
-                let inputs = check.task_inputs();
-                for run in &runs {
-                    receipts.extend(check.verify_run(&inputs, run).receipts);
-                }
-            }
-            _ => {
-                let verified = super::verify_experiment(&check, &runs);
-                receipts.extend(verified.all_receipts().cloned());
-                verified_experiments.push((dir, verified));
-            }
+            experiment: &self.experiment,
+            log: &self.log,
+            summary: self.summary.as_ref(),
+            summary_text: beside("summary.json"),
+            results: self.results.as_deref(),
+            results_text: beside("results.csv"),
+            deviations: self.deviations.as_ref(),
+            tasks,
+            objects,
         }
-    }
-    receipts.extend(super::reused_across(
-        verified_experiments
-            .iter()
-            .map(|(dir, v)| (*dir, v.runs.iter().map(|r| &r.facts).collect())),
-    ));
-    harness(files, scope, &mut receipts);
-    regressions(files, &objects, scope, &mut receipts);
-    BundleResult {
-        tally: Tally::of(&receipts),
-        receipts,
     }
 }
 
@@ -367,6 +462,97 @@ mod tests {
             .filter(|r| r.claim == "id" && r.status == super::super::Status::Fail)
             .map(|r| r.subject)
             .collect()
+    }
+
+    /// Every file of the sample under the records root, and its memos
+    /// under `docs/`, as a site publishes them.
+    fn sample_files() -> BTreeMap<String, Vec<u8>> {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = BTreeMap::new();
+        for (dir, prefix) in [("experiments", ""), ("docs/memos", "docs/memos/")] {
+            let root = repo.join(dir);
+            let mut stack = vec![root.clone()];
+            while let Some(d) = stack.pop() {
+                for entry in std::fs::read_dir(&d).expect("dir") {
+                    let path = entry.expect("entry").path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else {
+                        let rel = path.strip_prefix(&root).expect("prefix");
+                        let rel = rel.to_string_lossy().replace('\\', "/");
+                        files.insert(
+                            format!("{prefix}{rel}"),
+                            std::fs::read(&path).expect("read"),
+                        );
+                    }
+                }
+            }
+        }
+        files
+    }
+
+    fn failing(result: &BundleResult) -> Vec<String> {
+        result
+            .receipts
+            .iter()
+            .filter(|r| r.status != super::super::Status::Pass)
+            .map(|r| format!("{}: {}: {}", r.subject, r.claim, r.recomputed))
+            .collect()
+    }
+
+    #[test]
+    fn an_experiment_page_verifies_the_experiments_its_claims_read() {
+        let files = sample_files();
+        let with = Scope::Experiment {
+            experiment: "E02".into(),
+            with: vec!["E01".into()],
+        };
+        let result = verify_files(&files, &with);
+        assert_eq!(failing(&result), Vec::<String>::new());
+        let claims = result
+            .receipts
+            .iter()
+            .filter(|r| r.subject == "E02/summary.json" && r.claim.starts_with("findings["))
+            .count();
+        assert!(claims >= 5, "{claims} finding receipts");
+        // Without E01, H12 and the finding that reads E01 cannot be recomputed.
+        let alone = Scope::Experiment {
+            experiment: "E02".into(),
+            with: Vec::new(),
+        };
+        let failed = failing(&verify_files(&files, &alone));
+        assert!(
+            failed.iter().any(|f| f.contains("hypotheses[H12].outcome")),
+            "{failed:?}"
+        );
+        assert!(
+            failed.iter().any(|f| f.contains("no experiment `E01`")),
+            "{failed:?}"
+        );
+    }
+
+    #[test]
+    fn a_memo_edited_in_its_record_fails_in_the_browser_too() {
+        let mut files = sample_files();
+        let memo = "docs/memos/E02-corrections.md";
+        let scope = Scope::Document {
+            path: memo.into(),
+            with: vec!["E01".into(), "E02".into(), "E03".into(), "E04".into()],
+        };
+        let result = verify_files(&files, &scope);
+        assert_eq!(failing(&result), Vec::<String>::new());
+        assert!(result.receipts.iter().any(|r| r.subject == memo));
+        let text = String::from_utf8(files[memo].clone()).expect("utf-8");
+        let forged = text.replacen("[83.3%](#E02.ladder", "[88.9%](#E02.ladder", 1);
+        assert_ne!(forged, text);
+        files.insert(memo.into(), forged.into_bytes());
+        let failed = failing(&verify_files(&files, &scope));
+        assert!(
+            failed
+                .iter()
+                .any(|f| f.starts_with(memo) && f.contains("the figure is 83.3")),
+            "{failed:?}"
+        );
     }
 
     #[test]

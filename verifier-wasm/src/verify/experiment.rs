@@ -2,9 +2,10 @@
 //! run, every published number and hypothesis outcome (with corrections
 //! applied), and every row of the published results table.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::anchor::AnchorFiles;
+use crate::claims::{claim_receipts, ExperimentFigures, Figures, Within};
 use crate::decide::decide;
 use crate::facts::RunFacts;
 use crate::model::{
@@ -49,15 +50,41 @@ pub struct ExperimentVerification {
     pub primary: Analysis,
     /// Recomputed secondary analyses by id, for the ids this verifier knows.
     pub secondary: BTreeMap<String, Analysis>,
-    /// Each hypothesis's recomputed outcome, in the experiment's order.
+    /// Each hypothesis's recomputed outcome, in the experiment's order
+    /// (empty until the study [concludes](ExperimentCheck::conclude) it).
     pub hypotheses: Vec<(String, Outcome)>,
+    /// Policies whose cells did not all run.
+    pub incomplete: BTreeSet<String>,
     /// Experiment-level receipts: pre-registration, task inputs, summary, results table.
     pub receipts: Vec<Receipt>,
     /// What backs the registration time, in words (see [`super::registration`]).
     pub registration_anchor: String,
 }
 
+/// What an experiment concludes once every experiment of the study has its
+/// figures: its hypotheses decided and its summary's receipts.
+#[derive(Debug, Clone)]
+pub struct Conclusion {
+    pub hypotheses: Vec<(String, Outcome)>,
+    pub receipts: Vec<Receipt>,
+}
+
 impl ExperimentVerification {
+    /// This experiment's figures, for the study's [`Figures`].
+    pub fn figures(&self) -> ExperimentFigures<'_> {
+        ExperimentFigures {
+            primary: &self.primary,
+            secondary: &self.secondary,
+            incomplete: &self.incomplete,
+        }
+    }
+
+    /// Takes in what the experiment concluded.
+    pub fn conclude(&mut self, conclusion: Conclusion) {
+        self.hypotheses = conclusion.hypotheses;
+        self.receipts.extend(conclusion.receipts);
+    }
+
     /// Every receipt, experiment-level first, then each run's.
     pub fn all_receipts(&self) -> impl Iterator<Item = &Receipt> {
         self.receipts
@@ -72,17 +99,24 @@ pub const RERUNS_REPLACE: &str = "reruns-replace";
 /// The bytes of every task input, by task id and path.
 pub type TaskInputs = BTreeMap<String, BTreeMap<String, Vec<u8>>>;
 
-/// Verifies an experiment and its runs (sorted by id):
-/// [`ExperimentCheck::task_inputs`], then [`ExperimentCheck::verify_run`] for
-/// each run (callers may do these in parallel, and need not hold every run at
-/// once), then [`ExperimentCheck::finish`].
+/// Verifies an experiment and its runs (sorted by id) on its own, as a
+/// study of one: [`ExperimentCheck::task_inputs`], then
+/// [`ExperimentCheck::verify_run`] for each run (callers may do these in
+/// parallel, and need not hold every run at once), then
+/// [`ExperimentCheck::finish`], and, once every experiment of the study is
+/// finished, [`ExperimentCheck::conclude`].
 pub fn verify_experiment(input: &ExperimentCheck<'_>, runs: &[Run]) -> ExperimentVerification {
     let inputs = input.task_inputs();
     let runs = runs
         .iter()
         .map(|run| input.verify_run(&inputs, run))
         .collect();
-    input.finish(runs)
+    let mut verified = input.finish(runs);
+    let mut figures = Figures::default();
+    figures.add(input.dir, verified.figures());
+    let conclusion = input.conclude(&verified, &figures);
+    verified.conclude(conclusion);
+    verified
 }
 
 impl ExperimentCheck<'_> {
@@ -159,33 +193,6 @@ impl ExperimentCheck<'_> {
         );
         let grid = grid_receipts(self.dir, e, &judged, self.deviations);
         receipts.extend(grid.receipts);
-        // A rule over a policy whose cells did not all run is not decided.
-        let hypotheses: Vec<(String, Outcome)> = e
-            .hypotheses
-            .iter()
-            .map(|h| {
-                let complete = rule_policies(&h.rule)
-                    .iter()
-                    .all(|p| !grid.incomplete.contains(*p));
-                let outcome = if complete {
-                    decide(&h.rule, &primary)
-                } else {
-                    Outcome::NotDecided
-                };
-                (h.id.clone(), outcome)
-            })
-            .collect();
-        if let Some(summary) = self.summary {
-            receipts.extend(summary_receipts(&SummaryInput {
-                dir: self.dir,
-                summary,
-                text: self.summary_text,
-                primary: &primary,
-                secondary: &secondary,
-                hypotheses: &hypotheses,
-                objects: self.objects,
-            }));
-        }
         if let Some(rows) = self.results {
             receipts.extend(results_receipts(self.dir, rows, self.results_text, &judged));
         }
@@ -194,21 +201,83 @@ impl ExperimentCheck<'_> {
             runs,
             primary,
             secondary,
-            hypotheses,
+            hypotheses: Vec::new(),
+            incomplete: grid.incomplete,
             receipts,
             registration_anchor,
         }
     }
+
+    /// Decides the experiment's hypotheses over the study's figures (a rule
+    /// may read another experiment's) and checks its summary: its numbers,
+    /// outcomes and corrections, and its headline's and findings' claims.
+    pub fn conclude(&self, v: &ExperimentVerification, figures: &Figures<'_>) -> Conclusion {
+        let within = Within {
+            figures,
+            own: &v.primary,
+        };
+        // A rule over a policy whose cells did not all run is not decided.
+        let hypotheses: Vec<(String, Outcome)> = self
+            .experiment
+            .hypotheses
+            .iter()
+            .map(|h| {
+                let complete = rule_policies(&h.rule).iter().all(|(e, p)| match e {
+                    None => !v.incomplete.contains(*p),
+                    Some(id) => figures
+                        .experiment(id)
+                        .is_some_and(|x| !x.incomplete.contains(*p)),
+                });
+                let outcome = if complete {
+                    decide(&h.rule, &within)
+                } else {
+                    Outcome::NotDecided
+                };
+                (h.id.clone(), outcome)
+            })
+            .collect();
+        let mut receipts = Vec::new();
+        if let Some(summary) = self.summary {
+            receipts.extend(summary_receipts(&SummaryInput {
+                dir: self.dir,
+                summary,
+                text: self.summary_text,
+                primary: &v.primary,
+                secondary: &v.secondary,
+                hypotheses: &hypotheses,
+                objects: self.objects,
+            }));
+            let subject = format!("{}/summary.json", self.dir);
+            receipts.extend(claim_receipts(
+                &subject,
+                "headline",
+                &summary.headline,
+                figures,
+            ));
+            for (i, finding) in summary.findings.iter().enumerate() {
+                receipts.extend(claim_receipts(
+                    &subject,
+                    &format!("findings[{i}]"),
+                    finding,
+                    figures,
+                ));
+            }
+        }
+        Conclusion {
+            hypotheses,
+            receipts,
+        }
+    }
 }
 
-/// The policies a rule reads.
-pub fn rule_policies(rule: &Rule) -> Vec<&str> {
+/// The policies a rule reads, each with the other experiment it names.
+pub fn rule_policies(rule: &Rule) -> Vec<(Option<&str>, &str)> {
     match rule {
         Rule::All(rules) | Rule::Any(rules) => rules.iter().flat_map(rule_policies).collect(),
         Rule::Compare { left, right, .. } => {
-            let mut out = vec![left.policy.as_str()];
+            let mut out = vec![(left.experiment.as_deref(), left.policy.as_str())];
             if let Operand::Metric(m) = right {
-                out.push(m.policy.as_str());
+                out.push((m.experiment.as_deref(), m.policy.as_str()));
             }
             out
         }

@@ -17,12 +17,13 @@ mod regression;
 mod report;
 mod results;
 mod run;
+mod study;
 mod summary;
 
 pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
-    rule_policies, verify_experiment, ExperimentCheck, ExperimentVerification, TaskInputs,
-    RERUNS_REPLACE,
+    rule_policies, verify_experiment, Conclusion, ExperimentCheck, ExperimentVerification,
+    TaskInputs, RERUNS_REPLACE,
 };
 pub use grid::{grid_receipts, reused_across, GridFindings};
 pub use harness::{
@@ -41,6 +42,7 @@ pub use regression::{
 };
 pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};
+pub use study::{conclude_study, study_figures, totals, Memo, Reads, StudyVerification, MEMOS_DIR};
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,95 @@
+//! Claims name figures that exist, in the unit they write, and the study's
+//! named figures are not defined through themselves: a headline, a finding,
+//! a memo or `study.json` that fails this is bad input, named by file, line
+//! and reference, with the nearest names that exist.
+
+use receipts_verifier::claims::check::{cycle, Names};
+use receipts_verifier::claims::syntax;
+use receipts_verifier::model::STUDY_FILE;
+use receipts_verifier::verify::MEMOS_DIR;
+
+use crate::error::InputError;
+use crate::load::Corpus;
+
+/// The line of `needle`'s first occurrence in `text`, if it occurs.
+fn line_of(text: &[u8], needle: &str) -> Option<usize> {
+    let at = text
+        .windows(needle.len().max(1))
+        .position(|w| w == needle.as_bytes())?;
+    Some(text[..at].iter().filter(|&&b| b == b'\n').count() + 1)
+}
+
+fn place(text: Option<&[u8]>, needle: &str, field: &str) -> String {
+    match text.and_then(|t| line_of(t, needle)) {
+        Some(line) => format!("line {line}, {field}"),
+        None => field.to_string(),
+    }
+}
+
+pub fn claims(corpus: &Corpus) -> Result<(), InputError> {
+    let study = corpus.study.as_ref();
+    let names = Names::new(
+        corpus.experiments.iter().map(|e| &e.experiment),
+        study.map(|(s, _)| s),
+    );
+    if let Some((study, bytes)) = study {
+        let file = format!("experiments/{STUDY_FILE}");
+        for (name, figure) in &study.figures {
+            let field = format!("figures.{name}.of");
+            let at = place(Some(bytes), &format!("\"{name}\""), &field);
+            if !syntax::is_name(name) {
+                return Err(InputError::at(
+                    &file,
+                    at,
+                    format!("`{name}` is not a name: letters, digits, `-` and `_`"),
+                ));
+            }
+            let target =
+                syntax::parse_target(&figure.of).map_err(|why| InputError::at(&file, &at, why))?;
+            names
+                .check_target("", &target)
+                .map_err(|why| InputError::at(&file, &at, format!("`{}`: {why}", figure.of)))?;
+        }
+        if let Some(chain) = cycle(study) {
+            return Err(InputError::at(
+                &file,
+                "figures",
+                format!("a named figure is defined through itself: {chain}"),
+            ));
+        }
+    }
+    for e in &corpus.experiments {
+        let Some(summary) = &e.summary else {
+            continue;
+        };
+        let file = format!("experiments/{}/summary.json", e.dir);
+        let texts = std::iter::once(("headline".to_string(), &summary.headline)).chain(
+            summary
+                .findings
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (format!("findings[{i}]"), f)),
+        );
+        for (field, text) in texts {
+            if let Err((reference, why)) = names.check_claim(text) {
+                return Err(InputError::at(
+                    &file,
+                    place(e.summary_text.as_deref(), &reference, &field),
+                    format!("{reference}: {why}"),
+                ));
+            }
+        }
+    }
+    for doc in corpus.docs.iter().filter(|d| d.path.starts_with(MEMOS_DIR)) {
+        for (i, line) in syntax::memo_prose(&doc.markdown).iter().enumerate() {
+            if let Err((reference, why)) = names.check_claim(line) {
+                return Err(InputError::at(
+                    format!("docs/{}", doc.path),
+                    format!("line {}", i + 1),
+                    format!("{reference}: {why}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+// Claims bound to figures, in Chromium: an experiment's page recomputes the
+// figures of the other experiments its claims and hypotheses read (and
+// fetches their records), a memo's page recomputes its own claims, and a
+// claim's number edited in its record fails by name, manifests resealed or not.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+
+import { claimFailures, isManifestFailure, launch, verifyAt } from "./browser.mjs";
+import { buildSample, copySite, flipAByte } from "./setup.mjs";
+
+const MEMO_PAGE = "docs/memos/E02-corrections.html";
+const MEMO = "data/docs/memos/E02-corrections.md";
+let browser;
+let site;
+
+before(async () => {
+  site = buildSample();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+test("an experiment's page and a memo's page verify their claims", async () => {
+  for (const path of ["experiments/E02.html", MEMO_PAGE]) {
+    const { result, problems } = await verifyAt(browser, site, path);
+    assert.deepEqual(problems, [], path);
+    assert.equal(result.status, "verified", `${path}: ${result.text}`);
+    assert.equal(result.failed, 0, path);
+  }
+  const scope = readFileSync(join(site, "experiments/E02.html"), "utf8").match(/data-scope="([^"]*)"/)[1].replaceAll("&quot;", '"');
+  assert.deepEqual(JSON.parse(scope), { scope: "experiment", experiment: "E02", with: ["E01"] });
+});
+
+test("E02's page fetches and checks the E01 records its claims read", async () => {
+  const copy = copySite(site);
+  const record = "data/E01/runs/E01-release-brief-careful-s1-ladder.json";
+  flipAByte(join(copy, record));
+  const { result } = await verifyAt(browser, copy, "experiments/E02.html");
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(
+    result.failures.filter(isManifestFailure).some((f) => f.startsWith(`${record} | ✗ ${record}: SHA-256 in data/SHA256SUMS`)),
+    result.failures.join("\n"),
+  );
+});
+
+test("a claim's number edited in a memo fails by name, resealed or not", async () => {
+  const copy = copySite(site);
+  const file = join(copy, MEMO);
+  const text = readFileSync(file, "utf8");
+  const forged = text.replace("[83.3%](#E02.ladder.pass_rate_pct)", "[88.9%](#E02.ladder.pass_rate_pct)");
+  assert.notEqual(forged, text);
+  writeFileSync(file, forged);
+  const line = forged.split("\n").findIndex((l) => l.includes("[88.9%](#E02.ladder.pass_rate_pct)")) + 1;
+  const expected = `${MEMO} | ✗ ${MEMO}: line ${line}: [88.9%](#E02.ladder.pass_rate_pct) recorded 88.9%; recomputed the figure is 83.3`;
+  let { result } = await verifyAt(browser, copy, MEMO_PAGE);
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.filter(isManifestFailure).some((f) => f.startsWith(`${MEMO} | `)), result.failures.join("\n"));
+  assert.ok(claimFailures(result).some((f) => f.startsWith(expected)), claimFailures(result).join("\n"));
+  // Resealed in data/SHA256SUMS and SHA256SUMS: the manifests agree, the claim still fails.
+  const sumsFile = join(copy, "data/SHA256SUMS");
+  const listed = readFileSync(sumsFile, "utf8");
+  const old = listed.match(/^([0-9a-f]{64})  docs\/memos\/E02-corrections\.md$/m)[1];
+  writeFileSync(sumsFile, listed.replace(old, sha256(readFileSync(file))));
+  const rootFile = join(copy, "SHA256SUMS");
+  const root = readFileSync(rootFile, "utf8");
+  const oldData = root.match(/^([0-9a-f]{64})  data\/SHA256SUMS$/m)[1];
+  writeFileSync(rootFile, root.replace(oldData, sha256(readFileSync(sumsFile))));
+  const page = join(copy, MEMO_PAGE);
+  const oldRoot = sha256(Buffer.from(root));
+  const newRoot = sha256(readFileSync(rootFile));
+  writeFileSync(page, readFileSync(page, "utf8").replaceAll(oldRoot, newRoot));
+  ({ result } = await verifyAt(browser, copy, MEMO_PAGE));
+  assert.equal(result.status, "failed", result.text);
+  assert.deepEqual(result.failures.filter(isManifestFailure), []);
+  assert.ok(claimFailures(result).some((f) => f.startsWith(expected)), claimFailures(result).join("\n"));
+});

@@ -1,0 +1,344 @@
+//! Claims bound to figures: a headline, a finding or a memo whose numbers
+//! are links to the figures they claim. Forged the ways a publisher would
+//! (a number typed by hand, bound to the analysis that flatters, rounded
+//! until it agrees, a comparison the bounds do not carry, a figure that
+//! does not exist) and each held to fail; the corrected headline passes.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::json;
+
+use common::{assert_exit, edit_json, fails_with, receipts, sample_copy, stderr, stdout};
+
+const E02_SUMMARY: &str = "experiments/E02/summary.json";
+const LADDER_CHANGE: &str =
+    "change(E02.ladder.cost_per_task_usd,E02.always-large.cost_per_task_usd)";
+
+fn set_headline(root: &Path, headline: &str) {
+    edit_json(&root.join(E02_SUMMARY), |s| s["headline"] = json!(headline));
+}
+
+fn build_strict(root: &Path) -> std::process::Output {
+    receipts(root, &["build", "--strict"])
+}
+
+#[test]
+fn the_corrected_headline_written_with_references_renders_its_figures_and_passes() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [2.3–4.2% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
+    );
+    let out = build_strict(dir.path());
+    assert_exit(&out, 0, "the corrected headline");
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    let headline = &page[page.find("<p class=\"headline\">").expect("headline")..];
+    let headline = &headline[..headline.find("</p>").expect("end")];
+    assert!(
+        headline.contains("title=\"E02.ladder.pass_rate_pct: recomputed 83.3%\">83.3%<span class=\"mark\"> ✓</span>"),
+        "{headline}"
+    );
+    assert!(headline.contains("recomputed 2.3–4.2% lower"), "{headline}");
+    assert!(
+        !headline.contains("](#") && !headline.contains("href=\"#E02"),
+        "the link never reaches the page: {headline}"
+    );
+    assert!(
+        headline.contains("not recomputed\">30 s</span> target"),
+        "a number marked not measured says so: {headline}"
+    );
+}
+
+#[test]
+fn the_first_published_headline_typed_by_hand_fails_each_number() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "The ladder passed 89% of tasks at 33% lower cost than always-large.",
+    );
+    fails_with(
+        dir.path(),
+        &[
+            "E02/summary.json: headline: 89%: recorded 89%; recomputed a number typed by hand",
+            "E02/summary.json: headline: 33%: recorded 33%",
+        ],
+    );
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains("89%<span class=\"mark\"> ✗ typed by hand"),
+        "the page marks the number"
+    );
+}
+
+#[test]
+fn the_first_published_headline_bound_to_the_figures_fails_showing_both_values() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        &format!("The ladder passed [89%](#E02.ladder.pass_rate_pct) of tasks at [33% lower](#{LADDER_CHANGE}) cost than always-large."),
+    );
+    fails_with(
+        dir.path(),
+        &[
+            "headline: [89%](#E02.ladder.pass_rate_pct): recorded 89%; recomputed the figure is 83.3",
+            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -4.2"),
+        ],
+    );
+}
+
+#[test]
+fn a_figure_of_the_flattering_analysis_passes_only_where_it_is_named() {
+    // 88.9% is what counting reruns gives: bound to the primary analysis it
+    // fails; bound to the analysis that says so, it is true of that analysis.
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "The ladder passed [88.9%](#E02.ladder.pass_rate_pct).",
+    );
+    fails_with(
+        dir.path(),
+        &["recorded 88.9%; recomputed the figure is 83.3"],
+    );
+    set_headline(
+        dir.path(),
+        "Counting reruns, the ladder passed [88.9%](#E02/reruns-replace.ladder.pass_rate_pct).",
+    );
+    assert_exit(&build_strict(dir.path()), 0, "named analysis");
+    // The page says which analysis the number is true of.
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains("88.9%<span class=\"mark\"> ✓ (reruns-replace analysis)</span>"),
+        "the analysis is shown"
+    );
+}
+
+#[test]
+fn a_number_rounded_past_its_precision_fails() {
+    // 83.33… written as 83.4% is off by more than half its last digit.
+    let dir = sample_copy();
+    set_headline(dir.path(), "[83.4%](#E02.ladder.pass_rate_pct)");
+    fails_with(
+        dir.path(),
+        &["recorded 83.4%; recomputed the figure is 83.3"],
+    );
+    // Coarser is honest: 83% claims 82.5–83.5.
+    set_headline(dir.path(), "[83%](#E02.ladder.pass_rate_pct)");
+    assert_exit(&build_strict(dir.path()), 0, "83%");
+}
+
+#[test]
+fn a_comparison_word_the_bounds_do_not_carry_fails() {
+    let dir = sample_copy();
+    // E02's ladder costs $0.005842–0.005958; E04's always-large $0.0059:
+    // the bound of the change straddles zero, so neither word holds.
+    let straddles = "change(E02.ladder.cost_per_task_usd,E04.always-large.cost_per_task_usd)";
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!([
+            format!("The ladder is [cheaper](#{straddles}) than E04's always-large."),
+            format!("The ladder is [dearer](#{LADDER_CHANGE}) than always-large."),
+            format!("The ladder is [2.3–4.2% higher](#{LADDER_CHANGE}) in cost."),
+        ]);
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "findings[0]: [cheaper]",
+            "not wholly below zero",
+            "findings[1]: [dearer]",
+            "not wholly above zero",
+            "findings[2]: [2.3–4.2% higher]",
+        ],
+    );
+}
+
+#[test]
+fn a_hypothesis_reading_another_experiment_is_decided_and_its_outcome_checked() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        let h = s["hypotheses"]
+            .as_array_mut()
+            .expect("hypotheses")
+            .iter_mut()
+            .find(|h| h["id"] == "H12")
+            .expect("H12");
+        h["outcome"] = json!("rejected");
+    });
+    fails_with(
+        dir.path(),
+        &["E02/summary.json: hypotheses[H12].outcome: recorded rejected; recomputed accepted"],
+    );
+}
+
+#[test]
+fn the_study_index_shows_every_experiment_and_every_hypothesis() {
+    let dir = sample_copy();
+    assert_exit(&build_strict(dir.path()), 0, "the sample");
+    let index = fs::read_to_string(dir.path().join("site/index.html")).expect("index");
+    for column in [
+        "E01 (2,048 output tokens)",
+        "E02 (8,192 output tokens)",
+        "E04 (8,192 output tokens)",
+    ] {
+        assert!(index.contains(column), "{column}");
+    }
+    for h in 1..=12 {
+        assert!(
+            index.contains(&format!("<th scope=\"row\">H{h}")),
+            "H{h} is missing"
+        );
+    }
+    assert!(index.contains("H12 <span class=\"badge\">reads E01</span>"));
+    assert!(index.contains("E01 always-medium pass rate"));
+    for figure in [
+        "study.runs",
+        "study.total_cost_usd",
+        "study.cost_per_run_usd",
+    ] {
+        assert!(
+            index.contains(&format!("<code>{figure}</code>")),
+            "{figure}"
+        );
+    }
+}
+
+#[test]
+fn a_memo_is_checked_like_a_headline() {
+    let dir = sample_copy();
+    let memo = dir.path().join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    assert_exit(&build_strict(dir.path()), 0, "the sample memo");
+    let page =
+        fs::read_to_string(dir.path().join("site/docs/memos/E02-corrections.html")).expect("page");
+    assert!(page.contains("class=\"claim pass\""), "{page}");
+    assert!(!page.contains("<span class=\"mark\"> ✗"), "{page}");
+    // A number typed into the memo, and one bound but written wrong.
+    fs::write(
+        &memo,
+        format!(
+            "{text}\nThe ladder saved 33% in all.\n\nIt passed [89%](#E02.ladder.pass_rate_pct).\n"
+        ),
+    )
+    .expect("write");
+    fails_with(
+        dir.path(),
+        &[
+            "docs/memos/E02-corrections.md: line ",
+            ": 33%: recorded 33%; recomputed a number typed by hand",
+            "[89%](#E02.ladder.pass_rate_pct): recorded 89%; recomputed the figure is 83.3",
+        ],
+    );
+}
+
+/// Builds and checks exit 2 with every `needle` in the message.
+fn refused(root: &Path, needles: &[&str]) {
+    let out = receipts(root, &["build"]);
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{message}{}", stdout(&out));
+    for needle in needles {
+        assert!(message.contains(needle), "`{needle}` not in: {message}");
+    }
+}
+
+#[test]
+fn a_reference_to_no_figure_is_bad_input_naming_file_line_and_nearest_names() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "The ladder passed [83.3%](#E02.ladder.pass_rate).",
+    );
+    refused(
+        dir.path(),
+        &[
+            "experiments/E02/summary.json: line ",
+            ", headline: [83.3%](#E02.ladder.pass_rate)",
+            "no figure `pass_rate` (did you mean `pass_rate_pct`?)",
+        ],
+    );
+    set_headline(dir.path(), "[83.3%](#E2.ladder.pass_rate_pct)");
+    refused(dir.path(), &["no experiment `E2` (did you mean `E02`?)"]);
+    set_headline(dir.path(), "[83.3%](#E02.laddr.pass_rate_pct)");
+    refused(
+        dir.path(),
+        &["no policy `laddr` in E02 (did you mean `ladder`?)"],
+    );
+    set_headline(dir.path(), "[$1](#study.total_cost)");
+    refused(
+        dir.path(),
+        &["no study figure `total_cost` (did you mean `total_cost_usd`"],
+    );
+}
+
+#[test]
+fn a_figure_written_in_another_unit_is_bad_input() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "It cost [0.58%](#E02.ladder.cost_per_task_usd) per task.",
+    );
+    refused(
+        dir.path(),
+        &["`0.58%` is written as a percentage, but the figure is a cost in USD"],
+    );
+    set_headline(dir.path(), "It took [$71](#E02.ladder.mean_time_s).");
+    refused(
+        dir.path(),
+        &["written as a cost, but the figure is a time in seconds"],
+    );
+}
+
+#[test]
+fn a_memo_reference_to_no_figure_names_its_line() {
+    let dir = sample_copy();
+    let memo = dir.path().join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    fs::write(&memo, format!("{text}\n[1](#E02.ladder.passes)\n")).expect("write");
+    let lines = text.lines().count();
+    refused(
+        dir.path(),
+        &[&format!(
+            "docs/memos/E02-corrections.md: line {}: [1](#E02.ladder.passes): no figure `passes`",
+            lines + 2
+        )],
+    );
+}
+
+#[test]
+fn named_figures_defined_through_each_other_are_bad_input() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/study.json"), |s| {
+        s["figures"]["a"] = json!({"label": "a", "of": "ratio(study.b,study.runs)"});
+        s["figures"]["b"] = json!({"label": "b", "of": "diff(study.a,study.runs)"});
+    });
+    refused(
+        dir.path(),
+        &["experiments/study.json: figures: a named figure is defined through itself: a → b → a"],
+    );
+    edit_json(&dir.path().join("experiments/study.json"), |s| {
+        s["figures"] = json!({"x": {"label": "x", "of": "diff(E02.ladder.pass_rate_pct,E09.ladder.pass_rate_pct)"}});
+    });
+    refused(
+        dir.path(),
+        &["experiments/study.json", "no experiment `E09`"],
+    );
+}
+
+#[test]
+fn a_rule_naming_an_experiment_the_study_lacks_is_bad_input() {
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+        let h = e["hypotheses"]
+            .as_array_mut()
+            .expect("hypotheses")
+            .iter_mut()
+            .find(|h| h["id"] == "H12")
+            .expect("H12");
+        h["rule"]["compare"]["right"]["experiment"] = json!("E1");
+    });
+    refused(
+        dir.path(),
+        &["experiments/E02/experiment.json: hypotheses[3].rule.right.experiment: no experiment `E1` in the study (did you mean `E01`"],
+    );
+}

@@ -1,0 +1,204 @@
+//! The study's receipts, once every experiment has its figures: each
+//! experiment concluded over the whole study's figures (hypotheses that
+//! read another experiment, claims that name one), the study's totals and
+//! named derived figures recomputed, and every memo's claims.
+
+use std::collections::BTreeMap;
+
+use crate::claims::{memo_receipts, show, syntax, Bound, Figures};
+use crate::model::{Study, STUDY_FILE};
+
+use super::{ExperimentCheck, ExperimentVerification, Receipt};
+
+/// A Markdown memo whose numbers are claims: its path under the records
+/// root (`docs/memos/<name>.md`) and its text.
+pub struct Memo<'a> {
+    pub subject: &'a str,
+    pub text: &'a str,
+}
+
+/// Where a document is a memo: under `memos/` of the documents.
+pub const MEMOS_DIR: &str = "memos/";
+
+/// The study's totals over its verified experiments: runs, provider calls,
+/// output tokens (of calls whose usage is known) and the total cost (a
+/// bound where usage was lost).
+pub fn totals<'a>(
+    experiments: impl IntoIterator<Item = &'a ExperimentVerification>,
+) -> BTreeMap<String, Result<Bound, String>> {
+    let (mut runs, mut calls, mut tokens) = (0u64, 0u64, 0u64);
+    let mut cost: Result<Bound, String> = Ok(Bound::exact(0.0));
+    for v in experiments {
+        for r in &v.runs {
+            runs += 1;
+            calls += r.facts.calls.len() as u64;
+            tokens += r
+                .facts
+                .attempts
+                .iter()
+                .map(|a| a.completion_tokens)
+                .sum::<u64>();
+            cost = match (cost, r.facts.cost()) {
+                (Ok(sum), Ok(c)) => Ok(Bound {
+                    low: sum.low + c.low,
+                    high: sum.high + c.high,
+                }),
+                (Err(e), _) => Err(e),
+                (_, Err(missing)) => Err(format!("{} has no price for {}", r.facts.id, missing.0)),
+            };
+        }
+    }
+    BTreeMap::from([
+        ("runs".to_string(), Ok(Bound::exact(runs as f64))),
+        ("calls".to_string(), Ok(Bound::exact(calls as f64))),
+        ("output_tokens".to_string(), Ok(Bound::exact(tokens as f64))),
+        ("total_cost_usd".to_string(), cost),
+    ])
+}
+
+/// The figures of a study: every experiment's, the totals and the named
+/// figures; a named figure that does not parse is a failing receipt.
+pub fn study_figures<'a>(
+    experiments: &[(&'a str, &'a ExperimentVerification)],
+    study: Option<&Study>,
+) -> (Figures<'a>, Vec<Receipt>) {
+    let mut figures = Figures::default();
+    for (dir, v) in experiments {
+        figures.add(dir, v.figures());
+    }
+    figures.set_totals(totals(experiments.iter().map(|(_, v)| *v)));
+    let mut receipts = Vec::new();
+    for (name, named) in study.map(|s| &s.figures).into_iter().flatten() {
+        match syntax::parse_target(&named.of) {
+            Ok(target) => figures.name(name, target),
+            Err(why) => receipts.push(Receipt::new(
+                STUDY_FILE,
+                format!("figures[{name}]"),
+                &named.of,
+                why,
+                false,
+            )),
+        }
+    }
+    (figures, receipts)
+}
+
+/// What concluding a study found besides each experiment's conclusion.
+#[derive(Debug, Clone, Default)]
+pub struct StudyVerification {
+    /// Each named figure's and each memo's receipts.
+    pub receipts: Vec<Receipt>,
+}
+
+/// Concludes every experiment over the study's figures (see
+/// [`ExperimentCheck::conclude`]), then recomputes the study's named
+/// figures and checks each memo's claims. `checks` and `verified` are in
+/// the same order.
+pub fn conclude_study(
+    checks: &[ExperimentCheck<'_>],
+    verified: &mut [ExperimentVerification],
+    study: Option<&Study>,
+    memos: &[Memo<'_>],
+) -> StudyVerification {
+    let (conclusions, receipts) = {
+        let experiments: Vec<(&str, &ExperimentVerification)> =
+            checks.iter().map(|c| c.dir).zip(verified.iter()).collect();
+        let (figures, mut receipts) = study_figures(&experiments, study);
+        let conclusions: Vec<_> = checks
+            .iter()
+            .zip(verified.iter())
+            .map(|(c, v)| c.conclude(v, &figures))
+            .collect();
+        for (name, named) in study.map(|s| &s.figures).into_iter().flatten() {
+            if let Ok(target) = syntax::parse_target(&named.of) {
+                let claim = format!("figures[{name}]");
+                receipts.push(match figures.evaluate(&target) {
+                    Ok(b) => Receipt::new(STUDY_FILE, claim, &named.of, show(b), true),
+                    Err(why) => Receipt::new(STUDY_FILE, claim, &named.of, why, false),
+                });
+            }
+        }
+        for memo in memos {
+            receipts.extend(memo_receipts(memo.subject, memo.text, &figures));
+        }
+        (conclusions, receipts)
+    };
+    for (v, c) in verified.iter_mut().zip(conclusions) {
+        v.conclude(c);
+    }
+    StudyVerification { receipts }
+}
+
+/// The experiments a page's claims and rules read figures of.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// Every experiment: a study total is read.
+    pub all: bool,
+    pub experiments: std::collections::BTreeSet<String>,
+}
+
+impl Reads {
+    /// What the claims of `texts` read (each bound number's figures, a
+    /// named study figure's through its definition).
+    pub fn of_texts<'t>(texts: impl IntoIterator<Item = &'t str>, study: Option<&Study>) -> Reads {
+        let mut reads = Reads::default();
+        for text in texts {
+            for segment in syntax::parse(text).unwrap_or_default() {
+                if let syntax::Segment::Bound { target, .. } = segment {
+                    for figure in target.figures() {
+                        reads.figure(figure, study, 0);
+                    }
+                }
+            }
+        }
+        reads
+    }
+
+    /// What an experiment's hypotheses and its summary's claims read.
+    pub fn of_experiment(
+        experiment: &crate::model::Experiment,
+        summary: Option<&crate::model::Summary>,
+        study: Option<&Study>,
+    ) -> Reads {
+        let texts = summary
+            .into_iter()
+            .flat_map(|s| std::iter::once(&s.headline).chain(&s.findings))
+            .map(String::as_str);
+        let mut reads = Reads::of_texts(texts, study);
+        for h in &experiment.hypotheses {
+            for (other, _) in super::rule_policies(&h.rule) {
+                if let Some(id) = other {
+                    reads.experiments.insert(id.to_string());
+                }
+            }
+        }
+        reads
+    }
+
+    /// What a memo's claims read.
+    pub fn of_memo(markdown: &str, study: Option<&Study>) -> Reads {
+        let lines = syntax::memo_prose(markdown);
+        Reads::of_texts(lines.iter().map(String::as_str), study)
+    }
+
+    fn figure(&mut self, figure: &syntax::Figure, study: Option<&Study>, depth: usize) {
+        match figure {
+            syntax::Figure::Policy(p) => {
+                self.experiments.insert(p.experiment.clone());
+            }
+            syntax::Figure::Study(name) => {
+                let named = study.and_then(|s| s.figures.get(name));
+                match named.and_then(|n| syntax::parse_target(&n.of).ok()) {
+                    Some(target) if depth < 32 => {
+                        for f in target.figures() {
+                            self.figure(f, study, depth + 1);
+                        }
+                    }
+                    Some(_) => {}
+                    // A total (or an unknown name, which fails anyway).
+                    None => self.all = true,
+                }
+            }
+        }
+    }
+}
