@@ -342,3 +342,114 @@ fn a_rule_naming_an_experiment_the_study_lacks_is_bad_input() {
         &["experiments/E02/experiment.json: hypotheses[3].rule.right.experiment: no experiment `E1` in the study (did you mean `E01`"],
     );
 }
+
+#[test]
+fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
+    // Each a way to get a mark without stating the figure: a direction of
+    // a plain figure, a change that does not say which way, a bound instead
+    // of the figure, a number too coarse to tell, other digits, numbers
+    // outside any link, and a figure of a policy whose cells did not all run.
+    let dir = sample_copy();
+    let findings = [
+        "The ladder passed [more](#E02.ladder.pass_rate_pct) tasks.",
+        &format!("It cut cost by [2.3–4.2%](#{LADDER_CHANGE})."),
+        "It cost [under $1](#E02.ladder.cost_per_task_usd).",
+        "It cost [$0.01](#E02.ladder.cost_per_task_usd) per task.",
+        "It passed [８３.３%](#E02.ladder.pass_rate_pct).",
+        "It passed x2 as often, on ¾ of the tasks, No.3 of them.",
+        "Speculative passed [100.0%](#E03.speculative.pass_rate_pct) of tasks.",
+        &format!("It was [−4.2% higher](#{LADDER_CHANGE})."),
+    ];
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!(findings)
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "findings[0]: [more](#E02.ladder.pass_rate_pct): recorded more; recomputed `more` says a direction of a figure that is not a change",
+            "findings[1]: [2.3–4.2%]",
+            "does not say which way",
+            "findings[2]: [under $1]",
+            "says `under`: a claim states the figure",
+            "findings[3]: [$0.01]",
+            "written too coarsely to tell",
+            "findings[4]: [８３.３%]",
+            "other than ASCII digits",
+            "findings[5]: x2: recorded x2",
+            "findings[5]: ¾: recorded ¾",
+            "findings[5]: 3: recorded 3",
+            "did not run all its cells in E03",
+            "findings[7]: [−4.2% higher]",
+        ],
+    );
+}
+
+#[test]
+fn a_unit_no_figure_has_or_a_total_renamed_is_bad_input() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "It took [1.2 minutes](#E02.ladder.mean_time_s).",
+    );
+    refused(dir.path(), &["`minutes`, a unit no figure has"]);
+    set_headline(dir.path(), "It passed [5.6%](#diff(E02.always-medium.pass_rate_pct,E01.always-medium.pass_rate_pct)) more.");
+    refused(
+        dir.path(),
+        &["written as a percentage, but the figure is a difference in percentage points"],
+    );
+    set_headline(dir.path(), "Simulated.");
+    edit_json(&dir.path().join("experiments/study.json"), |s| {
+        s["figures"]["runs"] =
+            json!({"label": "Total spend", "of": "E02.ladder.cost_per_task_usd"});
+    });
+    refused(
+        dir.path(),
+        &["`study.runs` is a total; name the figure otherwise"],
+    );
+}
+
+#[test]
+fn a_memo_comment_or_an_escaped_backtick_hides_no_number() {
+    let dir = sample_copy();
+    let memo = dir.path().join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    fs::write(
+        &memo,
+        format!("{text}\nThe ladder passed <!--89%--> of tasks, \\`say 77%\\`.\n"),
+    )
+    .expect("write");
+    fails_with(
+        dir.path(),
+        &[": -89%: recorded -89%", ": 77%: recorded 77%"],
+    );
+    let page =
+        fs::read_to_string(dir.path().join("site/docs/memos/E02-corrections.html")).expect("page");
+    assert!(
+        page.contains("-89%<span class=\"mark\"> ✗ typed by hand"),
+        "the page marks it too"
+    );
+}
+
+#[test]
+fn named_figures_resolve_once_however_they_nest() {
+    // Thirty names, each the difference of the one before with itself: a
+    // naive evaluation makes 2^30 calls; each is resolved once.
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/study.json"), |s| {
+        let figures = s["figures"].as_object_mut().expect("figures");
+        figures.insert(
+            "f0".into(),
+            json!({"label": "f0", "of": "E02.ladder.pass_rate_pct"}),
+        );
+        for k in 1..30 {
+            let prev = format!("study.f{}", k - 1);
+            figures.insert(
+                format!("f{k}"),
+                json!({"label": "f", "of": format!("diff({prev},{prev})")}),
+            );
+        }
+    });
+    let started = std::time::Instant::now();
+    assert_exit(&build_strict(dir.path()), 0, "nested names");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}

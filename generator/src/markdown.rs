@@ -133,9 +133,12 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
     let mut code = false;
     for event in Parser::new_ext(markdown, options()) {
         match event {
-            Event::Start(Tag::Link { ref dest_url, .. })
-                if link.is_none() && dest_url.starts_with('#') =>
-            {
+            // Only an inline link is a claim, as the verifier reads them.
+            Event::Start(Tag::Link {
+                link_type: pulldown_cmark::LinkType::Inline,
+                ref dest_url,
+                ..
+            }) if link.is_none() && dest_url.starts_with('#') => {
                 link = Some((dest_url[1..].to_string(), String::new()));
             }
             Event::End(TagEnd::Link) if link.is_some() => {
@@ -162,7 +165,10 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
                 events.push(event);
             }
             Event::Text(t) if !code => events.push(Event::InlineHtml(claims.prose(&t).into())),
-            Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(raw)),
+            // Raw HTML (comments included) is shown as text, and its numbers are prose.
+            Event::Html(raw) | Event::InlineHtml(raw) => {
+                events.push(Event::InlineHtml(claims.prose(&raw).into()))
+            }
             Event::Start(Tag::Link { ref dest_url, .. }) if !is_safe_url(dest_url) => {
                 if let Event::Start(Tag::Link {
                     link_type,

@@ -189,7 +189,22 @@ pub fn summary(
         .collect();
     let mut published = rounded(&primary);
     let id = &experiment.id;
-    let headline = claims::headline(id, &primary);
+    // No claim of a policy that did not run all its cells: its figures
+    // stand for part of the grid.
+    let complete = Analysis {
+        policies: primary
+            .policies
+            .iter()
+            .filter(|p| !incomplete.contains(&p.policy))
+            .cloned()
+            .collect(),
+        tiers: Vec::new(),
+    };
+    let headline = if incomplete.is_empty() {
+        claims::headline(id, &primary)
+    } else {
+        "Simulated: the study was stopped before its grid was complete (see its deviations); its hypotheses are not decided, and no figure of a policy that did not run all its cells is claimed.".to_string()
+    };
     // The first earlier experiment with another output budget, to compare with.
     let before = earlier.budgets.iter().find_map(|(e, tokens)| {
         (*tokens != experiment.limits.max_output_tokens)
@@ -203,7 +218,7 @@ pub fn summary(
             })
             .flatten()
     });
-    let findings = claims::findings(id, &primary, reruns.as_ref(), before);
+    let findings = claims::findings(id, &complete, reruns.as_ref(), before);
     let mut corrections = Vec::new();
     if with_corrections {
         corrections =

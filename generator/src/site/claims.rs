@@ -79,16 +79,19 @@ fn bound_part(text: &str, target: &claims::Target, figures: &Figures<'_>) -> Cla
     }
 }
 
-/// A bound number with its figure, for the table of a page's claims.
+/// A bound number with its figure, or a number marked as not measured,
+/// for the table of a page's claims.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaimRow {
     pub shown: String,
     pub target: String,
-    pub pass: bool,
+    /// `pass`, `fail`, or `registered` for a number marked as not measured.
+    pub status: &'static str,
     pub recomputed: String,
 }
 
-/// The bound numbers of claims, each with what it names.
+/// The bound numbers of claims, each with what it names, and the numbers
+/// marked as not measured.
 pub fn claim_rows<'p>(parts: impl IntoIterator<Item = &'p ClaimPart>) -> Vec<ClaimRow> {
     parts
         .into_iter()
@@ -102,8 +105,15 @@ pub fn claim_rows<'p>(parts: impl IntoIterator<Item = &'p ClaimPart>) -> Vec<Cla
             } => Some(ClaimRow {
                 shown: shown.clone(),
                 target: target.clone(),
-                pass: *pass,
+                status: if *pass { "pass" } else { "fail" },
                 recomputed: recomputed.clone(),
+            }),
+            ClaimPart::Registered { text } => Some(ClaimRow {
+                shown: text.clone(),
+                target: syntax::REGISTERED.to_string(),
+                status: "registered",
+                recomputed: "marked by the author as not a measured figure: not recomputed"
+                    .to_string(),
             }),
             _ => None,
         })

@@ -3,13 +3,16 @@
 //! a memo or `study.json` that fails this is bad input, named by file, line
 //! and reference, with the nearest names that exist.
 
-use receipts_verifier::claims::check::{cycle, Names};
+use receipts_verifier::claims::check::{cycle, Names, TOTALS};
 use receipts_verifier::claims::syntax;
 use receipts_verifier::model::STUDY_FILE;
 use receipts_verifier::verify::MEMOS_DIR;
 
 use crate::error::InputError;
 use crate::load::Corpus;
+
+/// The most figures `study.json` may name.
+const MAX_NAMED: usize = 1_000;
 
 /// The line of `needle`'s first occurrence in `text`, if it occurs.
 fn line_of(text: &[u8], needle: &str) -> Option<usize> {
@@ -34,9 +37,26 @@ pub fn claims(corpus: &Corpus) -> Result<(), InputError> {
     );
     if let Some((study, bytes)) = study {
         let file = format!("experiments/{STUDY_FILE}");
+        if study.figures.len() > MAX_NAMED {
+            return Err(InputError::at(
+                &file,
+                "figures",
+                format!(
+                    "{} named figures; the limit is {MAX_NAMED}",
+                    study.figures.len()
+                ),
+            ));
+        }
         for (name, figure) in &study.figures {
             let field = format!("figures.{name}.of");
             let at = place(Some(bytes), &format!("\"{name}\""), &field);
+            if TOTALS.contains(&name.as_str()) {
+                return Err(InputError::at(
+                    &file,
+                    at,
+                    format!("`study.{name}` is a total; name the figure otherwise"),
+                ));
+            }
             if !syntax::is_name(name) {
                 return Err(InputError::at(
                     &file,

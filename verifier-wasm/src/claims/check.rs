@@ -90,9 +90,7 @@ impl Names {
                 .map(|t| (t.to_string(), Ok(super::Bound::exact(0.0))))
                 .collect(),
         );
-        for (name, target) in &self.named {
-            figures.name(name, target.clone());
-        }
+        figures.set_named(&self.named);
         figures
     }
 

@@ -28,12 +28,20 @@ pub struct Figures<'a> {
     experiments: BTreeMap<&'a str, ExperimentFigures<'a>>,
     /// The study's totals, recomputed.
     totals: BTreeMap<String, Result<Bound, String>>,
-    /// The study's named derived figures, as declared.
-    named: BTreeMap<String, Target>,
+    /// The study's named derived figures, each resolved once: its value
+    /// (or why it has none) and its unit.
+    named: BTreeMap<String, (Result<Bound, String>, Unit)>,
 }
 
-/// How deep named figures may refer to each other before the chain is a cycle.
-const MAX_DEPTH: usize = 32;
+/// How deep named figures may refer to each other (a chain deeper than
+/// this is refused rather than followed).
+const MAX_DEPTH: usize = 64;
+
+/// A named figure while the names are resolved.
+enum Slot {
+    Visiting,
+    Done(Result<Bound, String>, Unit),
+}
 
 impl<'a> Figures<'a> {
     pub fn add(&mut self, experiment: &'a str, figures: ExperimentFigures<'a>) {
@@ -45,9 +53,100 @@ impl<'a> Figures<'a> {
         self.totals = totals;
     }
 
-    /// Names a derived figure, `study.<name>`.
-    pub fn name(&mut self, name: &str, target: Target) {
-        self.named.insert(name.to_string(), target);
+    /// Names the study's derived figures, `study.<name>`, and resolves each
+    /// once (after the experiments and the totals are set): a name defined
+    /// through itself, or taking a total's name, has no value.
+    pub fn set_named(&mut self, named: &BTreeMap<String, Target>) {
+        let mut slots: BTreeMap<&str, Slot> = BTreeMap::new();
+        for name in named.keys() {
+            // Each name's slot records its value.
+            let _ = self.resolve(name, named, &mut slots, 0);
+        }
+        self.named = slots
+            .into_iter()
+            .filter_map(|(name, slot)| match slot {
+                Slot::Done(value, unit) => Some((name.to_string(), (value, unit))),
+                Slot::Visiting => None,
+            })
+            .collect();
+    }
+
+    fn resolve<'n>(
+        &self,
+        name: &'n str,
+        named: &'n BTreeMap<String, Target>,
+        slots: &mut BTreeMap<&'n str, Slot>,
+        depth: usize,
+    ) -> (Result<Bound, String>, Unit) {
+        match slots.get(name) {
+            Some(Slot::Done(value, unit)) => return (value.clone(), *unit),
+            Some(Slot::Visiting) => {
+                return (
+                    Err(format!("`study.{name}` is defined through itself")),
+                    Unit::Count,
+                )
+            }
+            None => {}
+        }
+        let Some((key, target)) = named.get_key_value(name) else {
+            return (
+                Err(format!("no study figure `{name}`")),
+                Unit::of_name(name),
+            );
+        };
+        if self.totals.contains_key(name) {
+            let done = (
+                Err(format!(
+                    "`study.{name}` is a total; a named figure cannot take its name"
+                )),
+                Unit::of_name(name),
+            );
+            slots.insert(key, Slot::Done(done.0.clone(), done.1));
+            return done;
+        }
+        if depth >= MAX_DEPTH {
+            return (
+                Err(format!(
+                    "`study.{name}` is defined more than {MAX_DEPTH} names deep"
+                )),
+                Unit::Count,
+            );
+        }
+        slots.insert(key, Slot::Visiting);
+        let mut values: Vec<Result<Bound, String>> = Vec::new();
+        let mut units: Vec<Unit> = Vec::new();
+        for f in target.figures() {
+            let (v, u) = match f {
+                Figure::Study(other) if !self.totals.contains_key(other) => {
+                    self.resolve(other, named, slots, depth + 1)
+                }
+                other => (self.figure(other), self.unit(other)),
+            };
+            values.push(v);
+            units.push(u);
+        }
+        let unit = Unit::of_target(target, |f| {
+            let i = target.figures().iter().position(|g| *g == f).unwrap_or(0);
+            units.get(i).copied().unwrap_or(Unit::Count)
+        });
+        let value = (|| {
+            let mut it = values.into_iter();
+            let a = it.next().unwrap_or_else(|| Err("no figure".into()))?;
+            Ok(match target {
+                Target::Figure(_) => a,
+                Target::Change(..) => {
+                    Bound::change(a, it.next().unwrap_or_else(|| Err("no figure".into()))?)?
+                }
+                Target::Diff(..) => {
+                    Bound::diff(a, it.next().unwrap_or_else(|| Err("no figure".into()))?)
+                }
+                Target::Ratio(..) => {
+                    Bound::ratio(a, it.next().unwrap_or_else(|| Err("no figure".into()))?)?
+                }
+            })
+        })();
+        slots.insert(key, Slot::Done(value.clone(), unit));
+        (value, unit)
     }
 
     pub fn experiment(&self, id: &str) -> Option<&ExperimentFigures<'a>> {
@@ -85,6 +184,12 @@ impl<'a> Figures<'a> {
                 )
             })?,
         };
+        if e.incomplete.contains(&path.policy) {
+            return Err(format!(
+                "`{}` did not run all its cells in {}: its figures stand for part of the grid",
+                path.policy, path.experiment
+            ));
+        }
         let numbers = analysis
             .policies
             .iter()
@@ -133,37 +238,26 @@ impl<'a> Figures<'a> {
 
     /// The value of a figure.
     pub fn figure(&self, figure: &Figure) -> Result<Bound, String> {
-        self.figure_at(figure, 0)
-    }
-
-    fn figure_at(&self, figure: &Figure, depth: usize) -> Result<Bound, String> {
         match figure {
             Figure::Policy(p) => self.get(p),
             Figure::Study(name) => {
                 if let Some(total) = self.totals.get(name) {
                     return total.clone();
                 }
-                let target = self.named.get(name).ok_or_else(|| {
-                    format!(
+                match self.named.get(name) {
+                    Some((value, _)) => value.clone(),
+                    None => Err(format!(
                         "no study figure `{name}` ({})",
                         nearest(name, self.study_names().into_iter())
-                    )
-                })?;
-                if depth >= MAX_DEPTH {
-                    return Err(format!("`study.{name}` is defined through itself"));
+                    )),
                 }
-                self.evaluate_at(target, depth + 1)
             }
         }
     }
 
     /// The value a target names.
     pub fn evaluate(&self, target: &Target) -> Result<Bound, String> {
-        self.evaluate_at(target, 0)
-    }
-
-    fn evaluate_at(&self, target: &Target, depth: usize) -> Result<Bound, String> {
-        let get = |f: &Figure| self.figure_at(f, depth);
+        let get = |f: &Figure| self.figure(f);
         match target {
             Target::Figure(f) => get(f),
             Target::Change(a, b) => Bound::change(get(a)?, get(b)?),
@@ -174,16 +268,13 @@ impl<'a> Figures<'a> {
 
     /// The unit of a figure (a named one's from its definition).
     pub fn unit(&self, figure: &Figure) -> Unit {
-        self.unit_at(figure, 0)
-    }
-
-    fn unit_at(&self, figure: &Figure, depth: usize) -> Unit {
         match figure {
             Figure::Policy(p) => Unit::of_name(&p.field),
-            Figure::Study(name) => match self.named.get(name) {
-                Some(t) if depth < MAX_DEPTH => Unit::of_target(t, |f| self.unit_at(f, depth + 1)),
-                _ => Unit::of_name(name),
-            },
+            Figure::Study(name) if self.totals.contains_key(name) => Unit::of_name(name),
+            Figure::Study(name) => self
+                .named
+                .get(name)
+                .map_or_else(|| Unit::of_name(name), |(_, unit)| *unit),
         }
     }
 

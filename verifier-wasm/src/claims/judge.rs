@@ -48,8 +48,15 @@ impl Bound {
 pub struct Claimed {
     pub low: f64,
     pub high: f64,
-    /// Half a unit of the last decimal written.
-    pub half_unit: f64,
+    /// Half a unit of the last decimal written, for each end.
+    pub half_low: f64,
+    pub half_high: f64,
+    /// The sign its words give (`lower` −1, `higher` +1), if any.
+    pub sign: Option<f64>,
+    /// Whether a number is written with its sign (`−4.2%`, `+5.6 points`).
+    pub explicit_sign: bool,
+    /// `within X`: the figure lies in −X…X.
+    pub within: bool,
 }
 
 /// Words that give a change or a difference its sign.
@@ -60,11 +67,40 @@ const UP: [&str; 7] = [
     "higher", "dearer", "more", "slower", "up", "larger", "costlier",
 ];
 
+/// Words that bound a figure instead of stating it: a claim states the
+/// figure (`within` is the one bound read, as −X…X).
+const BOUNDING: [&str; 16] = [
+    "over",
+    "under",
+    "above",
+    "below",
+    "about",
+    "around",
+    "approximately",
+    "roughly",
+    "nearly",
+    "almost",
+    "least",
+    "most",
+    "than",
+    "exceeds",
+    "circa",
+    "some",
+];
+
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// The direction a claim's words give, `-1.0` (lower, cheaper, …), `1.0`
 /// (higher, dearer, …) or `None`; an error when they give both.
 pub fn direction(text: &str) -> Result<Option<f64>, String> {
-    let lower = text.to_lowercase();
-    let word = |w: &str| lower.split(|c: char| !c.is_alphabetic()).any(|x| x == w);
+    let words = words(text);
+    let word = |w: &str| words.iter().any(|x| x == w);
     match (DOWN.iter().any(|w| word(w)), UP.iter().any(|w| word(w))) {
         (true, false) => Ok(Some(-1.0)),
         (false, true) => Ok(Some(1.0)),
@@ -73,7 +109,7 @@ pub fn direction(text: &str) -> Result<Option<f64>, String> {
     }
 }
 
-/// Whether a claim of a direction alone (`cheaper`, `slower`) holds: the
+/// Whether a claim of a direction (`cheaper`, `2.3–4.2% lower`) holds: the
 /// whole bound of the change or difference lies on that side of zero.
 pub fn holds_direction(sign: f64, figure: Bound) -> Result<(), String> {
     let holds = if sign < 0.0 {
@@ -94,10 +130,27 @@ pub fn holds_direction(sign: f64, figure: Bound) -> Result<(), String> {
 }
 
 /// Reads the numbers of a claim's text: `83.3%`, `$0.0058–0.0060`,
-/// `1.5–5.5% lower`, `32% dearer`, `71.0 s`. A signed word (`lower`,
-/// `dearer`, …) makes the numbers negative or positive changes; the
-/// coarsest number written sets the precision.
+/// `1.5–5.5% lower`, `32% dearer`, `71.0 s`, `−4.2% to −2.3%`, `within 5
+/// points`. A sign word (`lower`, `dearer`, …) makes the numbers negative
+/// or positive changes; each end keeps its own precision. A text that
+/// bounds the figure rather than stating it (`over`, `<`, `about`), writes
+/// a fraction, or writes digits other than ASCII ones is refused.
 pub fn read(text: &str) -> Result<Claimed, String> {
+    if text.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
+        return Err(format!(
+            "`{text}` writes a number in other than ASCII digits"
+        ));
+    }
+    if text.contains(['<', '>', '≤', '≥', '~', '≈', '±']) {
+        return Err(format!("`{text}` bounds the figure instead of stating it"));
+    }
+    let all = words(text);
+    if let Some(w) = all.iter().find(|w| BOUNDING.contains(&w.as_str())) {
+        return Err(format!(
+            "`{text}` says `{w}`: a claim states the figure (a range if it is a bound)"
+        ));
+    }
+    let within = all.iter().any(|w| w == "within");
     let mut numbers: Vec<(f64, i32)> = Vec::new();
     let mut current = String::new();
     let flush = |current: &mut String, numbers: &mut Vec<(f64, i32)>| -> Result<(), String> {
@@ -116,14 +169,23 @@ pub fn read(text: &str) -> Result<Claimed, String> {
     // A minus is a sign where no number ends just before it (`−4.2% to
     // −2.3%`), and a range's dash where one does (`0.0058-0.0060`).
     let mut after_number = false;
+    let mut explicit_sign = None;
+    let mut previous = ' ';
     for c in text.chars() {
         if c.is_ascii_digit() || c == '.' || (c == ',' && !current.is_empty()) {
+            if previous == '/' && c.is_ascii_digit() {
+                return Err(format!("`{text}` writes a fraction: write the figure"));
+            }
             current.push(c);
             after_number = true;
+            previous = c;
             continue;
         }
         if (c == '-' || c == '−') && current.is_empty() && !after_number {
             current.push('-');
+            explicit_sign = Some(-1.0);
+        } else if c == '+' && current.is_empty() && !after_number {
+            explicit_sign = Some(1.0);
         } else {
             if current == "-" {
                 current.clear();
@@ -131,42 +193,85 @@ pub fn read(text: &str) -> Result<Claimed, String> {
             flush(&mut current, &mut numbers)?;
             after_number = !c.is_whitespace() && after_number && matches!(c, '%' | '$');
         }
+        previous = c;
     }
     flush(&mut current, &mut numbers)?;
-    let sign = direction(text)?.unwrap_or(1.0);
-    let (low, high, decimals) = match numbers.as_slice() {
-        [(v, d)] => (*v, *v, *d),
-        [(a, da), (b, db)] => (*a, *b, (*da).min(*db)),
+    let sign = direction(text)?;
+    if let (Some(word), Some(written)) = (sign, explicit_sign) {
+        if word != written {
+            return Err(format!("`{text}` writes a sign its words contradict"));
+        }
+    }
+    let ((low, dl), (high, dh)) = match numbers.as_slice() {
+        [one] => (*one, *one),
+        [a, b] => (*a, *b),
         [] => return Err(format!("`{text}` holds no number")),
         _ => return Err(format!("`{text}` holds more than two numbers")),
     };
-    let (low, high) = if sign < 0.0 {
-        (-high.abs(), -low.abs())
-    } else {
-        (low, high)
-    };
+    let half = |d: i32| 0.5 * 10f64.powi(-d);
+    let (mut low, mut high, mut hl, mut hh) = (low, high, half(dl), half(dh));
+    if sign == Some(-1.0) && explicit_sign.is_none() {
+        // `2.3–4.2% lower`: the ends are −4.2 and −2.3.
+        (low, high, hl, hh) = (-high.abs(), -low.abs(), hh, hl);
+    }
+    if low > high {
+        (low, high, hl, hh) = (high, low, hh, hl);
+    }
     Ok(Claimed {
-        low: low.min(high),
-        high: low.max(high),
-        half_unit: 0.5 * 10f64.powi(-decimals),
+        low,
+        high,
+        half_low: hl,
+        half_high: hh,
+        sign,
+        explicit_sign: explicit_sign.is_some(),
+        within,
     })
 }
 
 /// Whether the claim agrees with the figure: each end of the figure's bound
-/// rounds to the claim's end (one number claims both ends). `Err` says how
-/// they differ.
+/// rounds to the claim's end (one number claims both ends), written precisely
+/// enough (half a unit of its last decimal within 5% of the figure, unless
+/// it is the figure exactly), and, where its words give a direction, the
+/// whole bound lies on that side of zero. `within X` holds when the whole
+/// bound lies in −X…X. `Err` says how they differ.
 pub fn agrees(claimed: &Claimed, figure: Bound) -> Result<(), String> {
-    let near = |c: f64, v: f64| (c - v).abs() <= claimed.half_unit * (1.0 + 1e-9);
-    if near(claimed.low, figure.low) && near(claimed.high, figure.high) {
-        Ok(())
-    } else if figure.low == figure.high {
-        Err(format!("the figure is {}", figure.low))
-    } else {
-        Err(format!(
-            "the figure lies between {} and {}",
-            figure.low, figure.high
-        ))
+    if claimed.within {
+        let x = claimed.high.abs();
+        return if figure.low >= -x && figure.high <= x {
+            Ok(())
+        } else {
+            Err(format!(
+                "the figure lies between {} and {}, not within ±{x}",
+                figure.low, figure.high
+            ))
+        };
     }
+    if let Some(sign) = claimed.sign {
+        holds_direction(sign, figure)?;
+    }
+    let near = |c: f64, half: f64, v: f64| (c - v).abs() <= half * (1.0 + 1e-9);
+    let fine = |c: f64, half: f64, v: f64| c == v || half <= 0.05 * v.abs();
+    let differs = || {
+        if figure.low == figure.high {
+            format!("the figure is {}", figure.low)
+        } else {
+            format!("the figure lies between {} and {}", figure.low, figure.high)
+        }
+    };
+    if !(near(claimed.low, claimed.half_low, figure.low)
+        && near(claimed.high, claimed.half_high, figure.high))
+    {
+        return Err(differs());
+    }
+    if !(fine(claimed.low, claimed.half_low, figure.low)
+        && fine(claimed.high, claimed.half_high, figure.high))
+    {
+        return Err(format!(
+            "{}: written too coarsely to tell (write more decimals)",
+            differs()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -190,7 +295,7 @@ mod tests {
     #[test]
     fn a_claim_reads_its_numbers_sign_and_precision() {
         let c = read("1.5–5.5% lower").expect("claim");
-        assert_eq!((c.low, c.high, c.half_unit), (-5.5, -1.5, 0.05));
+        assert_eq!((c.low, c.high, c.half_low), (-5.5, -1.5, 0.05));
         let c = read("$0.0058–0.0060").expect("claim");
         assert_eq!((c.low, c.high), (0.0058, 0.0060));
         assert_eq!(read("32% dearer").expect("claim").low, 32.0);
@@ -201,8 +306,47 @@ mod tests {
         assert_eq!((c.low, c.high), (0.0058, 0.0060));
         let c = read("-1.0 to 1.0").expect("claim");
         assert_eq!((c.low, c.high), (-1.0, 1.0));
+        assert!(agrees(
+            &c,
+            Bound {
+                low: -1.0,
+                high: 1.0
+            }
+        )
+        .is_ok());
         assert!(read("more or less 3").is_err());
         assert!(read("no number").is_err());
+        for refused in [
+            "> $1",
+            "over 80%",
+            "about 83%",
+            "2/4 cheaper",
+            "−4.2% higher",
+            "８９%",
+            "1, 2 and 3",
+        ] {
+            assert!(read(refused).is_err(), "{refused}");
+        }
+        let c = read("within 5 points").expect("claim");
+        assert!(
+            c.within
+                && agrees(
+                    &c,
+                    Bound {
+                        low: -4.0,
+                        high: 3.0
+                    }
+                )
+                .is_ok()
+        );
+        assert!(agrees(
+            &c,
+            Bound {
+                low: -6.0,
+                high: 3.0
+            }
+        )
+        .is_err());
     }
 
     #[test]
@@ -221,5 +365,21 @@ mod tests {
         assert!(agrees(&read("33% lower").expect("claim"), change).is_err());
         assert!(agrees(&read("83.3%").expect("claim"), Bound::exact(83.33)).is_ok());
         assert!(agrees(&read("1.6–4.9% lower").expect("claim"), change).is_ok());
+        // Too coarse to tell: $0 or $0.01 for $0.0058.
+        assert!(agrees(&read("$0").expect("claim"), Bound::exact(0.0058)).is_err());
+        assert!(agrees(&read("$0.01").expect("claim"), Bound::exact(0.0058)).is_err());
+        assert!(agrees(&read("3").expect("claim"), Bound::exact(3.0)).is_ok());
+        // A direction the bound does not wholly carry: 0–5% lower of −4.96…+0.45.
+        let mixed = Bound {
+            low: -4.96,
+            high: 0.45,
+        };
+        assert!(agrees(&read("0–5% lower").expect("claim"), mixed).is_err());
+        // Each end keeps its own precision: 2–4.6% lower is not −4.2…−2.3.
+        let c = Bound {
+            low: -4.2,
+            high: -2.3,
+        };
+        assert!(agrees(&read("2–4.6% lower").expect("claim"), c).is_err());
     }
 }

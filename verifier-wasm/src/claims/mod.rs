@@ -20,20 +20,38 @@ pub use unit::Unit;
 
 /// Judges one bound number: the figure its target names, if the text
 /// (empty: the figure shown as recomputed) writes it in its unit, agrees
-/// with it, or says a direction that the whole bound holds.
+/// with it, and, for a change or a difference, says which way (a sign word
+/// or a signed number); a direction alone (`[cheaper](#change(a,b))`) is
+/// read only of a change or a difference, and holds only when the whole
+/// bound lies on that side of zero.
 pub fn judge_bound(text: &str, target: &Target, figures: &Figures<'_>) -> Result<Bound, String> {
     let figure = figures.evaluate(target)?;
     if text.trim().is_empty() {
         return Ok(figure);
     }
-    unit::agrees(text, figures.target_unit(target))?;
-    match judge::direction(text)? {
-        // A direction alone: `[cheaper](#change(a,b))`.
-        Some(sign) if !text.bytes().any(|b| b.is_ascii_digit()) => {
-            judge::holds_direction(sign, figure)?
-        }
-        _ => judge::agrees(&judge::read(text)?, figure)?,
+    if text.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
+        return Err(format!(
+            "`{text}` writes a number in other than ASCII digits"
+        ));
     }
+    let derived = matches!(target, Target::Change(..) | Target::Diff(..));
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return match (judge::direction(text)?, derived) {
+            (Some(sign), true) => judge::holds_direction(sign, figure).map(|()| figure),
+            (Some(_), false) => Err(format!(
+                "`{text}` says a direction of a figure that is not a change or a difference"
+            )),
+            (None, _) => Err(format!("`{text}` states no number")),
+        };
+    }
+    unit::agrees(text, figures.target_unit(target))?;
+    let claimed = judge::read(text)?;
+    if derived && claimed.sign.is_none() && !claimed.explicit_sign && !claimed.within {
+        return Err(format!(
+            "`{text}` does not say which way: write `lower` or `higher` (or the like), or a signed number"
+        ));
+    }
+    judge::agrees(&claimed, figure)?;
     Ok(figure)
 }
 

@@ -237,30 +237,34 @@ pub fn figure_path(s: &str) -> Result<FigurePath, String> {
 }
 
 /// The numbers typed by hand into prose: each word that starts with a digit
-/// (or a sign or currency symbol before one). `E02`, `H4` and `8B-model`
-/// names start with a letter and are not numbers.
+/// of any script or a numeric sign such as `¾` (or a sign, a currency
+/// symbol or a multiplier `x` before one). `E02`, `H4` and `8B-model` names
+/// start with a letter and are not numbers; `x2` is.
 pub fn hand_typed(prose: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let bytes = prose.as_bytes();
+    let chars: Vec<(usize, char)> = prose.char_indices().collect();
+    let numeric = |i: usize| chars.get(i).is_some_and(|(_, c)| c.is_numeric());
     let mut i = 0;
-    while i < bytes.len() {
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        // A word starts after a character that is not a letter or a digit,
+        // or a point that follows a letter (`No.3`); `v1.2.3` is one word.
         let starts_word = i == 0
-            || !(bytes[i - 1].is_ascii_alphanumeric()
-                || bytes[i - 1] == b'_'
-                || bytes[i - 1] == b'.');
-        let lead = match bytes[i] {
-            b'$' | b'-' | b'+' | b'~' => bytes.get(i + 1).is_some_and(u8::is_ascii_digit),
-            b => b.is_ascii_digit(),
+            || !(chars[i - 1].1.is_alphanumeric()
+                || (chars[i - 1].1 == '.' && i >= 2 && chars[i - 2].1.is_numeric()));
+        let lead = match c {
+            '$' | '-' | '+' | '~' | '−' | '×' | 'x' | 'X' => numeric(i + 1),
+            c => c.is_numeric(),
         };
         if starts_word && lead {
-            let start = i;
             i += 1;
-            while i < bytes.len()
-                && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'.' | b',' | b'%'))
+            while i < chars.len()
+                && (chars[i].1.is_alphanumeric() || matches!(chars[i].1, '.' | ',' | '%' | '/'))
             {
                 i += 1;
             }
-            let word = prose[start..i].trim_end_matches(['.', ',']);
+            let end = chars.get(i).map_or(prose.len(), |(j, _)| *j);
+            let word = prose[at..end].trim_end_matches(['.', ',', '/']);
             out.push(word);
         } else {
             i += 1;
@@ -270,13 +274,13 @@ pub fn hand_typed(prose: &str) -> Vec<&str> {
 }
 
 /// The prose of a Markdown memo, line for line, with what is not a claim
-/// blanked: fenced code blocks, code spans, HTML comments, the address of a
-/// link that is not a claim (its text is kept), and list numbers. Lines keep
-/// their numbers, so a receipt can name the line.
+/// blanked: fenced code blocks, code spans, the address of a link that is
+/// not a claim (its text is kept), and list numbers. An HTML comment is
+/// prose: the page shows it as text. Lines keep their numbers, so a receipt
+/// can name the line.
 pub fn memo_prose(markdown: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
-    let mut comment = false;
     for line in markdown.lines() {
         let trimmed = line.trim_start();
         if let Some(f) = fence {
@@ -291,40 +295,16 @@ pub fn memo_prose(markdown: &str) -> Vec<String> {
             out.push(String::new());
             continue;
         }
-        let mut kept = String::new();
-        let mut rest = line;
-        loop {
-            if comment {
-                match rest.find("-->") {
-                    Some(end) => {
-                        rest = &rest[end + 3..];
-                        comment = false;
-                    }
-                    None => break,
-                }
-            }
-            match rest.find("<!--") {
-                Some(start) => {
-                    kept.push_str(&rest[..start]);
-                    rest = &rest[start + 4..];
-                    comment = true;
-                }
-                None => {
-                    kept.push_str(rest);
-                    break;
-                }
-            }
-        }
-        out.push(strip_list_number(&outside_links(&without_code_spans(
-            &kept,
-        ))));
+        out.push(strip_list_number(&outside_links(&without_code_spans(line))));
     }
     out
 }
 
 fn without_code_spans(line: &str) -> String {
+    // An escaped backtick opens no code span.
+    let unescaped = line.replace("\\`", "\u{0}");
     let mut out = String::new();
-    let mut parts = line.split('`');
+    let mut parts = unescaped.split('`');
     if let Some(first) = parts.next() {
         out.push_str(first);
     }
@@ -339,7 +319,7 @@ fn without_code_spans(line: &str) -> String {
             out.push_str(part);
         }
     }
-    out
+    out.replace('\u{0}', "\\`")
 }
 
 /// `[text](address)` with an address that is not `#…` keeps only its text.
@@ -408,14 +388,18 @@ mod tests {
     }
     #[test]
     fn a_memo_claims_its_prose_not_its_code_or_addresses() {
-        let md = "# Memo\n\n1. Ran [83.3%](#E02.ladder.pass_rate_pct) see [run 7](https://x.test/7).\n```\n42\n```\nCode `x = 5` <!-- 9 --> 3 left\n";
+        let md = "# Memo\n\n1. Ran [83.3%](#E02.ladder.pass_rate_pct) see [run 7](https://x.test/7).\n```\n42\n```\nCode `x = 5` <!-- 9 --> 3 left \\`8\\`\n";
         let lines = memo_prose(md);
         assert_eq!(
             lines[2],
             " Ran [83.3%](#E02.ladder.pass_rate_pct) see [run 7]."
         );
         assert_eq!(lines[4], "");
-        assert_eq!(hand_typed(&lines[6]), vec!["3"]);
+        assert_eq!(
+            hand_typed(&lines[6]),
+            vec!["9", "3", "8"],
+            "comments and escaped backticks are prose"
+        );
         let segments = parse(&lines[2]).unwrap();
         let typed: Vec<&str> = segments
             .iter()
@@ -432,6 +416,10 @@ mod tests {
         assert_eq!(
             hand_typed("H4 · E02: 89% of tasks at $0.0051, 2x R6 8B-model 3."),
             vec!["89%", "$0.0051", "2x", "8B", "3"]
+        );
+        assert_eq!(
+            hand_typed("passed .89 of tasks, No.3, _89%_, x2 faster, ８９%, ¾ of it, 1/2, v1.2.3"),
+            vec!["89", "3", "89%", "x2", "８９%", "¾", "1/2"]
         );
     }
 }

@@ -109,3 +109,26 @@ pub struct FileRef {
     /// Media type, e.g. `application/json`, `text/csv`, `text/markdown`.
     pub media_type: String,
 }
+
+/// The schema of a field that must be present and may be `null`:
+/// `#[schemars(required, with = "Nullable<T>")]` on an `Option<T>` that
+/// `required_option` reads (schemars drops `null` from a required
+/// `Option`, so the schema would refuse the records this build writes).
+#[cfg(feature = "schema")]
+pub(crate) struct Nullable<T>(std::marker::PhantomData<T>);
+
+#[cfg(feature = "schema")]
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Nullable<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Nullable_{}", T::schema_name()).into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let inner = generator.subschema_for::<T>();
+        schemars::json_schema!({ "anyOf": [inner, { "type": "null" }] })
+    }
+}

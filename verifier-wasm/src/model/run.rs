@@ -131,18 +131,27 @@ pub struct ProviderCall {
     pub model_requested: String,
     /// The model id the provider echoed; `null` when no response arrived.
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, with = "super::Nullable<String>")
+    )]
     pub model_echoed: Option<String>,
     pub started_at: String,
     pub latency_ms: u64,
     /// Token usage as the provider reported it; `null` when it was lost
     /// (the call timed out or was aborted). Unknown is not zero.
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, with = "super::Nullable<Usage>")
+    )]
     pub usage: Option<Usage>,
     /// `null` when no response arrived.
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, with = "super::Nullable<FinishReason>")
+    )]
     pub finish_reason: Option<FinishReason>,
     /// The output budget (`max_tokens`) sent with the request.
     pub max_tokens: u64,
@@ -161,13 +170,13 @@ pub struct Usage {
     /// All output tokens, reasoning included.
     pub completion_tokens: u64,
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub reasoning_tokens: Option<u64>,
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub cache_hit_tokens: Option<u64>,
     #[serde(deserialize_with = "required_option")]
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub cache_miss_tokens: Option<u64>,
 }
 

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::claims::check::TOTALS;
 use crate::claims::{memo_receipts, show, syntax, Bound, Figures};
 use crate::model::{Study, STUDY_FILE};
 
@@ -68,9 +69,12 @@ pub fn study_figures<'a>(
     }
     figures.set_totals(totals(experiments.iter().map(|(_, v)| *v)));
     let mut receipts = Vec::new();
+    let mut targets = BTreeMap::new();
     for (name, named) in study.map(|s| &s.figures).into_iter().flatten() {
         match syntax::parse_target(&named.of) {
-            Ok(target) => figures.name(name, target),
+            Ok(target) => {
+                targets.insert(name.clone(), target);
+            }
             Err(why) => receipts.push(Receipt::new(
                 STUDY_FILE,
                 format!("figures[{name}]"),
@@ -80,6 +84,7 @@ pub fn study_figures<'a>(
             )),
         }
     }
+    figures.set_named(&targets);
     (figures, receipts)
 }
 
@@ -110,9 +115,16 @@ pub fn conclude_study(
             .map(|(c, v)| c.conclude(v, &figures))
             .collect();
         for (name, named) in study.map(|s| &s.figures).into_iter().flatten() {
-            if let Ok(target) = syntax::parse_target(&named.of) {
+            if syntax::parse_target(&named.of).is_ok() {
                 let claim = format!("figures[{name}]");
-                receipts.push(match figures.evaluate(&target) {
+                let value = if TOTALS.contains(&name.as_str()) {
+                    Err(format!(
+                        "`study.{name}` is a total; a named figure cannot take its name"
+                    ))
+                } else {
+                    figures.figure(&syntax::Figure::Study(name.clone()))
+                };
+                receipts.push(match value {
                     Ok(b) => Receipt::new(STUDY_FILE, claim, &named.of, show(b), true),
                     Err(why) => Receipt::new(STUDY_FILE, claim, &named.of, why, false),
                 });
@@ -142,11 +154,12 @@ impl Reads {
     /// named study figure's through its definition).
     pub fn of_texts<'t>(texts: impl IntoIterator<Item = &'t str>, study: Option<&Study>) -> Reads {
         let mut reads = Reads::default();
+        let mut seen = std::collections::BTreeSet::new();
         for text in texts {
             for segment in syntax::parse(text).unwrap_or_default() {
                 if let syntax::Segment::Bound { target, .. } = segment {
                     for figure in target.figures() {
-                        reads.figure(figure, study, 0);
+                        reads.figure(figure, study, &mut seen);
                     }
                 }
             }
@@ -181,21 +194,34 @@ impl Reads {
         Reads::of_texts(lines.iter().map(String::as_str), study)
     }
 
-    fn figure(&mut self, figure: &syntax::Figure, study: Option<&Study>, depth: usize) {
+    /// Adds what `figure` reads; `seen` holds the named figures already
+    /// followed, so each is followed once.
+    fn figure(
+        &mut self,
+        figure: &syntax::Figure,
+        study: Option<&Study>,
+        seen: &mut std::collections::BTreeSet<String>,
+    ) {
         match figure {
             syntax::Figure::Policy(p) => {
                 self.experiments.insert(p.experiment.clone());
             }
             syntax::Figure::Study(name) => {
+                if TOTALS.contains(&name.as_str()) {
+                    self.all = true;
+                    return;
+                }
+                if !seen.insert(name.clone()) {
+                    return;
+                }
                 let named = study.and_then(|s| s.figures.get(name));
                 match named.and_then(|n| syntax::parse_target(&n.of).ok()) {
-                    Some(target) if depth < 32 => {
+                    Some(target) => {
                         for f in target.figures() {
-                            self.figure(f, study, depth + 1);
+                            self.figure(f, study, seen);
                         }
                     }
-                    Some(_) => {}
-                    // A total (or an unknown name, which fails anyway).
+                    // An unknown name, which fails anyway.
                     None => self.all = true,
                 }
             }
