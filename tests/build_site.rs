@@ -239,3 +239,97 @@ fn json_schemas_in_docs_are_current() {
         "docs/schema is stale; regenerate it with `cargo run -p receipts -- schema`"
     );
 }
+
+/// Every timestamp under `value` written at offset +02:00 (the same instant).
+fn at_plus_two(value: &mut serde_json::Value) {
+    use receipts_verifier::time::{format, parse, UnixMillis};
+    match value {
+        serde_json::Value::String(s) => {
+            if let (Ok(t), true) = (parse(s), s.ends_with('Z')) {
+                let local = format(UnixMillis(t.0 + 2 * 3_600_000));
+                *s = format!("{}+02:00", local.trim_end_matches('Z'));
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(at_plus_two),
+        serde_json::Value::Object(map) => map.values_mut().for_each(at_plus_two),
+        _ => {}
+    }
+}
+
+#[test]
+fn timestamps_with_offsets_are_read_as_their_instants() {
+    // Every run of E01 rewritten with its times at +02:00: the same
+    // instants, so every receipt and figure is what it was.
+    let dir = common::sample_copy();
+    let runs = dir.path().join("experiments/E01/runs");
+    let mut rewritten = 0;
+    for entry in fs::read_dir(&runs).expect("runs") {
+        let path = entry.expect("entry").path();
+        common::edit_json(&path, at_plus_two);
+        rewritten += 1;
+    }
+    assert!(rewritten > 50);
+    let text =
+        fs::read_to_string(runs.join("E01-release-brief-careful-s1-ladder.json")).expect("run");
+    assert!(text.contains("+02:00\""), "rewritten");
+    let out = common::receipts(dir.path(), &["build", "--strict"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        common::stdout(&out),
+        common::stderr(&out)
+    );
+    let page = fs::read_to_string(
+        dir.path()
+            .join("site/runs/E01-release-brief-careful-s1-ladder.html"),
+    )
+    .expect("page");
+    assert!(
+        page.contains("+02:00"),
+        "the page shows the time as written"
+    );
+}
+
+#[test]
+fn finish_reasons_are_kept_as_the_provider_sent_them() {
+    // Anthropic's words for E02's calls: `end_turn` for `stop`, `max_tokens`
+    // for `length`. The truncations are the same, so every figure is too,
+    // and the run page shows the words as sent.
+    let dir = common::sample_copy();
+    let runs = dir.path().join("experiments/E02/runs");
+    let mut renamed = 0;
+    for entry in fs::read_dir(&runs).expect("runs") {
+        let path = entry.expect("entry").path();
+        let text = fs::read_to_string(&path).expect("run");
+        let new = text
+            .replace(
+                "\"finish_reason\": \"stop\"",
+                "\"finish_reason\": \"end_turn\"",
+            )
+            .replace(
+                "\"finish_reason\": \"length\"",
+                "\"finish_reason\": \"max_tokens\"",
+            );
+        if new != text {
+            renamed += 1;
+            fs::write(&path, new).expect("write");
+        }
+    }
+    assert!(renamed > 10);
+    let out = common::receipts(dir.path(), &["build", "--strict"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        common::stdout(&out),
+        common::stderr(&out)
+    );
+    let page = fs::read_to_string(
+        dir.path()
+            .join("site/runs/E02-release-brief-careful-s2-ladder.html"),
+    )
+    .expect("page");
+    assert!(
+        page.contains("end_turn") || page.contains("max_tokens"),
+        "shown as sent"
+    );
+}

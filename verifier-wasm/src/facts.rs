@@ -103,7 +103,7 @@ impl CallKey {
                     Some(u.completion_tokens),
                     u.reasoning_tokens,
                 ],
-                call.finish_reason,
+                &call.finish_reason,
                 call.status,
             );
             prefix(&serde_json::to_vec(&fields).unwrap_or_default())
@@ -157,7 +157,9 @@ impl RunFacts {
                     }),
                     cost: attempt_cost(a, prices),
                     truncations: count(a.calls.iter(), |c| {
-                        c.finish_reason == Some(FinishReason::Length)
+                        c.finish_reason
+                            .as_ref()
+                            .is_some_and(FinishReason::is_truncation)
                     }),
                     timeouts: count(a.calls.iter(), |c| c.status == CallStatus::Timeout),
                     completion_tokens: known.clone().map(|(u, _)| u.completion_tokens).sum(),

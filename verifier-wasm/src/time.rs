@@ -1,6 +1,8 @@
-//! UTC timestamps as the format writes them: `YYYY-MM-DDTHH:MM:SSZ`, with an
-//! optional fraction of up to three digits (`.250Z`). Other offsets are not
-//! accepted, so two timestamps always compare by their instant.
+//! Timestamps as RFC 3339 writes them: `YYYY-MM-DDTHH:MM:SS`, an optional
+//! fraction of any length, and `Z` or an offset (`+02:00`). Each is read as
+//! its instant in UTC, to the millisecond (further digits are cut, toward
+//! the past), so two timestamps always compare by their instant; the
+//! record keeps the text as written and pages show it so.
 
 use std::fmt;
 
@@ -16,7 +18,7 @@ impl fmt::Display for TimestampError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "`{}` is not a UTC timestamp of the form YYYY-MM-DDTHH:MM:SS[.fff]Z",
+            "`{}` is not an RFC 3339 timestamp: YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z or an offset such as +02:00",
             self.0
         )
     }
@@ -24,11 +26,13 @@ impl fmt::Display for TimestampError {
 
 impl std::error::Error for TimestampError {}
 
-/// Parses `2026-10-28T12:35:00Z` or `2026-10-28T12:35:00.250Z`.
+/// Parses `2026-10-28T12:35:00Z`, `2026-10-28T12:35:00.250Z`,
+/// `2026-10-28T14:35:00.123456+02:00` (the same instant as
+/// `2026-10-28T12:35:00.123Z`) or `2026-10-28t12:35:00z`.
 pub fn parse(s: &str) -> Result<UnixMillis, TimestampError> {
     let err = || TimestampError(s.to_string());
     let b = s.as_bytes();
-    if b.len() < 20 || *b.last().unwrap_or(&0) != b'Z' {
+    if b.len() < 20 || !s.is_ascii() {
         return Err(err());
     }
     let num = |range: std::ops::Range<usize>| -> Result<i64, TimestampError> {
@@ -38,16 +42,43 @@ pub fn parse(s: &str) -> Result<UnixMillis, TimestampError> {
         }
         part.parse::<i64>().map_err(|_| err())
     };
-    if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return Err(err());
     }
     let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let millis = match b.len() {
-        20 => 0,
-        22..=24 if b[19] == b'.' => {
-            let digits = num(20..b.len() - 1)?;
-            digits * 10i64.pow(3 - (b.len() - 21) as u32)
+    // The fraction: every digit after the point, the first three kept.
+    let mut at = 19;
+    let mut millis = 0;
+    if b[at] == b'.' {
+        let digits = b[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return Err(err());
+        }
+        let kept = &s[at + 1..at + 1 + digits.min(3)];
+        millis = kept.parse::<i64>().map_err(|_| err())? * 10i64.pow(3 - kept.len() as u32);
+        at += 1 + digits;
+    }
+    let offset_minutes = match &b[at..] {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let (h, m) = (num(at + 1..at + 3)?, num(at + 4..at + 6)?);
+            if h > 23 || m > 59 {
+                return Err(err());
+            }
+            if *sign == b'+' {
+                h * 60 + m
+            } else {
+                -(h * 60 + m)
+            }
         }
         _ => return Err(err()),
     };
@@ -62,7 +93,7 @@ pub fn parse(s: &str) -> Result<UnixMillis, TimestampError> {
     }
     let days = days_from_civil(year, month, day);
     Ok(UnixMillis(
-        ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis,
+        ((days * 24 + hour) * 60 + minute - offset_minutes) * 60_000 + second * 1000 + millis,
     ))
 }
 
@@ -145,17 +176,40 @@ mod tests {
     }
 
     #[test]
+    fn offsets_and_long_fractions_read_as_their_instant() {
+        let utc = parse("2026-10-28T12:35:00.123Z").unwrap();
+        for same in [
+            "2026-10-28T14:35:00.123+02:00",
+            "2026-10-28T07:05:00.123456789-05:30",
+            "2026-10-28t12:35:00.1239z",
+            "2026-10-28T12:35:00.123+00:00",
+        ] {
+            assert_eq!(parse(same).unwrap(), utc, "{same}");
+        }
+        // Across midnight and a year.
+        assert_eq!(
+            parse("2027-01-01T01:00:00+02:00").unwrap(),
+            parse("2026-12-31T23:00:00Z").unwrap()
+        );
+    }
+
+    #[test]
     fn rejects_malformed() {
         for s in [
             "",
             "2026-10-28",
             "2026-10-28T12:35:00",
-            "2026-10-28T12:35:00+01:00",
+            "2026-10-28T12:35:00+0100",
+            "2026-10-28T12:35:00+24:00",
+            "2026-10-28T12:35:00+01:60",
+            "2026-10-28T12:35:00.Z",
+            "2026-10-28 12:35:00Z",
             "2026-13-01T00:00:00Z",
             "2026-02-29T00:00:00Z",
             "2026-10-28T24:00:00Z",
-            "2026-10-28T12:35:00.1234Z",
+            "2026-10-28T12:35:60Z",
             "2026-1a-28T12:35:00Z",
+            "2026-10-28T12:35:00Z ",
         ] {
             assert!(parse(s).is_err(), "{s} should be rejected");
         }

@@ -512,9 +512,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             let latency = 250 + (completion as f64 * 1000.0 / tps) as u64 + self.rng.range(0, 200);
             let latency = scale(latency, scales.latency);
             let finish = if truncate {
-                FinishReason::Length
+                FinishReason::length()
             } else {
-                FinishReason::Stop
+                FinishReason::stop()
             };
             let usage = Usage {
                 prompt_tokens: prompt,

@@ -123,7 +123,7 @@ fn simulate(suite: &HarnessSuite, agent: &str, seed: u64, start: i64) -> Harness
                 cache_hit_tokens: None,
                 cache_miss_tokens: None,
             }),
-            finish_reason: Some(FinishReason::Stop),
+            finish_reason: Some(FinishReason::stop()),
             max_tokens: 4_096,
             prompt_tokens_reserved: prompt,
             status: CallStatus::Ok,

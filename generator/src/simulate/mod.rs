@@ -403,7 +403,7 @@ fn write_showcase(out: &mut Files, runs: &[Run]) {
                 && r.attempts.iter().flat_map(|a| &a.turns).any(|t| denied(&t))
         }),
         pick("The small tier spent its whole 2,048-token budget reasoning and stopped with finish_reason length.", &|r| {
-            r.calls().any(|c| c.finish_reason == Some(FinishReason::Length))
+            r.calls().any(|c| c.finish_reason.as_ref().is_some_and(FinishReason::is_truncation))
         }),
         pick("A call timed out and lost its usage: the run's cost is a low–high bound, not a number.", &|r| {
             r.calls().any(|c| c.status == CallStatus::Timeout)

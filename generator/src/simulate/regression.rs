@@ -104,7 +104,7 @@ fn judge_call(id: &str, model: &str, rng: &mut Rng, at: i64) -> ProviderCall {
             cache_hit_tokens: None,
             cache_miss_tokens: None,
         }),
-        finish_reason: Some(FinishReason::Stop),
+        finish_reason: Some(FinishReason::stop()),
         max_tokens: 512,
         prompt_tokens_reserved: prompt,
         status: CallStatus::Ok,

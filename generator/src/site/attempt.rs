@@ -186,7 +186,7 @@ pub fn attempt_view(
             .map(|(a, c)| (c.0 - a.0) as f64 / 1000.0),
         latency_ms: c.latency_ms,
         usage: c.usage,
-        finish_reason: c.finish_reason.map(|f| label(&f)),
+        finish_reason: c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
         max_tokens: c.max_tokens,
         status: label(&c.status),
         cost: call_cost(c, &e.prices).unwrap_or_default(),
@@ -202,9 +202,9 @@ pub fn attempt_view(
             })
             .then(|| model.clone()),
         budget: uniform(a.calls.iter().map(|c| c.max_tokens)),
-        finish: uniform(a.calls.iter().map(|c| c.finish_reason))
+        finish: uniform(a.calls.iter().map(|c| c.finish_reason.as_ref()))
             .flatten()
-            .map(|f| label(&f)),
+            .map(|f| f.as_str().to_string()),
         status: uniform(a.calls.iter().map(|c| c.status)).map(|s| label(&s)),
     };
     // #, action, permission, result, request, at, latency, prompt,

@@ -346,7 +346,7 @@ fn events(suite: &HarnessSuite, run: &HarnessRun) -> Vec<EventRow> {
                     row.detail = c.model_requested.clone();
                     row.code = Some(c.request_id.clone());
                     row.result = match &c.finish_reason {
-                        Some(reason) => format!("{}, {}", label(&c.status), label(reason)),
+                        Some(reason) => format!("{}, {}", label(&c.status), reason.as_str()),
                         None => label(&c.status),
                     };
                     row.class = if c.status == CallStatus::Ok {

@@ -180,14 +180,59 @@ pub struct Usage {
     pub cache_miss_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// Why a provider stopped generating, as the provider sent it (`stop`,
+/// `length`, `tool_calls`, `end_turn`, `max_tokens`, …): kept verbatim, and
+/// recognized where the verifier needs it: whether the output budget ran
+/// out (`length`, `max_tokens`, `max_output_tokens`, `MAX_TOKENS`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum FinishReason {
-    Stop,
-    /// The output budget ran out.
-    Length,
-    ContentFilter,
+#[serde(try_from = "String", into = "String")]
+#[cfg_attr(feature = "schema", schemars(with = "String"))]
+pub struct FinishReason(String);
+
+impl FinishReason {
+    /// The output budget ran out, as OpenAI-compatible providers write it.
+    pub fn length() -> FinishReason {
+        FinishReason("length".to_string())
+    }
+
+    /// The model stopped on its own.
+    pub fn stop() -> FinishReason {
+        FinishReason("stop".to_string())
+    }
+
+    /// As the provider sent it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the output budget ran out (a truncation), in any provider's words.
+    pub fn is_truncation(&self) -> bool {
+        matches!(
+            self.0.as_str(),
+            "length" | "max_tokens" | "max_output_tokens" | "MAX_TOKENS"
+        )
+    }
+}
+
+impl TryFrom<String> for FinishReason {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        if s.is_empty() || s.len() > 64 || s.chars().any(char::is_control) {
+            Err(format!(
+                "a finish reason is the provider's word, 1 to 64 characters: {s:?}"
+            ))
+        } else {
+            Ok(FinishReason(s))
+        }
+    }
+}
+
+impl From<FinishReason> for String {
+    fn from(f: FinishReason) -> String {
+        f.0
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -282,4 +327,35 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FinishReason;
+
+    #[test]
+    fn a_finish_reason_is_kept_as_sent_and_truncations_are_recognized() {
+        for (sent, truncated) in [
+            ("\"stop\"", false),
+            ("\"tool_calls\"", false),
+            ("\"end_turn\"", false),
+            ("\"length\"", true),
+            ("\"max_tokens\"", true),
+            ("\"MAX_TOKENS\"", true),
+        ] {
+            let f: FinishReason = serde_json::from_str(sent).expect(sent);
+            assert_eq!(f.is_truncation(), truncated, "{sent}");
+            assert_eq!(
+                serde_json::to_string(&f).expect("json"),
+                sent,
+                "kept verbatim"
+            );
+        }
+        for refused in ["\"\"", "\"a\\nb\"", "3"] {
+            assert!(
+                serde_json::from_str::<FinishReason>(refused).is_err(),
+                "{refused}"
+            );
+        }
+    }
 }

@@ -252,7 +252,7 @@ fn deviation_receipt(
     let recorded = format!("logged {}", d.logged_at);
     let fail = |why: String| Receipt::new(subject, &claim, &recorded, why, false);
     let Ok(at) = time::parse(&d.logged_at) else {
-        return fail(format!("`{}` is not a UTC timestamp", d.logged_at));
+        return fail(format!("`{}` is not an RFC 3339 timestamp", d.logged_at));
     };
     if registered.is_some_and(|r| at <= r) {
         return fail("logged before the registration it deviates from".to_string());
