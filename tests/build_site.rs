@@ -333,3 +333,75 @@ fn finish_reasons_are_kept_as_the_provider_sent_them() {
         "shown as sent"
     );
 }
+
+#[test]
+fn a_truncation_spelled_otherwise_or_worded_as_a_stop_is_still_counted() {
+    // A publisher hiding E02's truncations rewrites the provider's `length`
+    // in another spelling, or as `stop`: the recomputed count is unchanged
+    // (the word is read without case or punctuation, and a call that
+    // returned its whole output budget stopped on it whatever it says), so
+    // the summary's truncation figures still hold and a lowered one fails.
+    for word in ["Length", "max-tokens", "MAX OUTPUT TOKENS", "stop"] {
+        let dir = common::sample_copy();
+        let runs = dir.path().join("experiments/E02/runs");
+        let mut renamed = 0;
+        for entry in fs::read_dir(&runs).expect("runs") {
+            let path = entry.expect("entry").path();
+            let text = fs::read_to_string(&path).expect("run");
+            let new = text.replace(
+                "\"finish_reason\": \"length\"",
+                &format!("\"finish_reason\": \"{word}\""),
+            );
+            if new != text {
+                renamed += 1;
+                fs::write(&path, new).expect("write");
+            }
+        }
+        assert!(renamed > 0, "{word}: the sample truncates");
+        let out = common::receipts(dir.path(), &["build", "--strict"]);
+        assert!(
+            out.status.success(),
+            "{word}: {}{}",
+            common::stdout(&out),
+            common::stderr(&out)
+        );
+        common::edit_json(&dir.path().join("experiments/E02/summary.json"), |s| {
+            let ladder = &mut s["primary"]["policies"][0];
+            assert_eq!(ladder["policy"], "ladder");
+            let n = ladder["truncations"].as_u64().expect("truncations");
+            assert!(n > 0, "the ladder truncates");
+            ladder["truncations"] = serde_json::json!(0);
+        });
+        common::fails_with(dir.path(), &["truncations: recorded 0"]);
+    }
+}
+
+#[test]
+fn a_time_written_at_another_offset_is_read_as_its_instant() {
+    // The clock reading is kept and only the offset changed, so the text
+    // looks as it did while the instant moves: a run that seems to start
+    // at 09:00 but starts an hour later, after its first attempt, and a
+    // registration that seems to come at 08:30 but comes after the first
+    // provider call. Both are read as the instants they name and fail.
+    let dir = common::sample_copy();
+    let run = dir
+        .path()
+        .join("experiments/E01/runs/E01-release-brief-careful-s1-ladder.json");
+    common::edit_json(&run, |r| {
+        let start = r["started_at"].as_str().expect("start").to_string();
+        assert!(start.ends_with('Z'), "{start}");
+        r["started_at"] = serde_json::json!(format!("{}-01:00", start.trim_end_matches('Z')));
+    });
+    common::fails_with(dir.path(), &["before the run"]);
+
+    let dir = common::sample_copy();
+    common::edit_json(&dir.path().join("experiments/E01/experiment.json"), |e| {
+        let at = &mut e["preregistration"]["registered_at"];
+        assert_eq!(at, "2026-10-27T08:30:00Z");
+        *at = serde_json::json!("2026-10-27T08:30:00-01:00");
+    });
+    common::fails_with(
+        dir.path(),
+        &["pre-registered before the first provider call"],
+    );
+}

@@ -747,3 +747,49 @@ fn a_manifest_naming_a_file_in_another_spelling_is_refused() {
         assert!(text.contains("data/SHA256SUMS"), "{text}");
     }
 }
+
+#[test]
+fn a_failing_claim_shown_as_passing_fails_on_its_page_even_resealed() {
+    // The headline claims 88.9% where the runs give 83.3%: the build marks
+    // it ✗. The forger rewrites the page to show the mark and title of a
+    // pass and reseals everything: the claim still fails from the record,
+    // and the page fails as not rendered from the records.
+    let dir = common::sample_copy();
+    common::edit_json(&dir.path().join("experiments/E02/summary.json"), |s| {
+        let headline = s["headline"].as_str().expect("headline");
+        s["headline"] = headline
+            .replace(
+                "[83.3%](#E02.ladder.pass_rate_pct)",
+                "[88.9%](#E02.ladder.pass_rate_pct)",
+            )
+            .into();
+    });
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let site = dir.path().join("site");
+    let root = root_digest(&site);
+    let page = "experiments/E02.html";
+    let text = fs::read_to_string(site.join(page)).expect("page");
+    let start = text
+        .find("<span class=\"claim fail\" title=\"E02.ladder.pass_rate_pct\">88.9%")
+        .expect("the failing claim is marked");
+    let end = start + text[start..].find("</span></span>").expect("end") + "</span></span>".len();
+    let forged = "<span class=\"claim pass\" title=\"E02.ladder.pass_rate_pct: recomputed 88.9%\">88.9%<span class=\"mark\"> ✓</span></span>";
+    fs::write(
+        site.join(page),
+        format!("{}{forged}{}", &text[..start], &text[end..]),
+    )
+    .expect("write");
+    assert_eq!(reseal(&site), root, "pages are not in the root manifest");
+    let out = verify(&site, &["--expect-root", &root]);
+    assert_exit(&out, 1, "flipped mark");
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("FAIL {page}: rendered from the records")),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAIL data/E02/summary.json: headline: [88.9%](#E02.ladder.pass_rate_pct)"),
+        "{text}"
+    );
+}

@@ -7,7 +7,7 @@
 //! run's calls, in the same order, so the results are the same to the bit.
 
 use crate::cost::{attempt_cost, Cost, MissingPrice};
-use crate::model::{CallStatus, FinishReason, PriceTable, Run};
+use crate::model::{CallStatus, PriceTable, ProviderCall, Run};
 use crate::time::{self, UnixMillis};
 
 /// The facts of one run.
@@ -132,7 +132,7 @@ pub struct AttemptFacts {
     pub ended_ms: i64,
     /// The attempt's cost bound, or the model no price was found for.
     pub cost: Result<Cost, MissingPrice>,
-    /// Calls that finished for `length`.
+    /// Calls that stopped on their output budget ([`ProviderCall::truncated`]).
     pub truncations: u64,
     /// Calls that timed out.
     pub timeouts: u64,
@@ -156,11 +156,7 @@ impl RunFacts {
                         t.0.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX))
                     }),
                     cost: attempt_cost(a, prices),
-                    truncations: count(a.calls.iter(), |c| {
-                        c.finish_reason
-                            .as_ref()
-                            .is_some_and(FinishReason::is_truncation)
-                    }),
+                    truncations: count(a.calls.iter(), ProviderCall::truncated),
                     timeouts: count(a.calls.iter(), |c| c.status == CallStatus::Timeout),
                     completion_tokens: known.clone().map(|(u, _)| u.completion_tokens).sum(),
                     latency_ms: known.map(|(_, c)| c.latency_ms).sum(),

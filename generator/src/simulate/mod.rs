@@ -379,7 +379,7 @@ fn run_cell(
 
 /// Picks a handful of runs worth a look and writes the showcase with its narrative.
 fn write_showcase(out: &mut Files, runs: &[Run]) {
-    use receipts_verifier::model::{ActionTool, CallStatus, Decision, FinishReason};
+    use receipts_verifier::model::{ActionTool, CallStatus, Decision};
     // Each pick is the first run matching its description that is not picked already.
     let taken = std::cell::RefCell::new(std::collections::BTreeSet::new());
     let pick = |note: &str, pred: &dyn Fn(&Run) -> bool| -> Option<ShowcaseRun> {
@@ -403,7 +403,7 @@ fn write_showcase(out: &mut Files, runs: &[Run]) {
                 && r.attempts.iter().flat_map(|a| &a.turns).any(|t| denied(&t))
         }),
         pick("The small tier spent its whole 2,048-token budget reasoning and stopped with finish_reason length.", &|r| {
-            r.calls().any(|c| c.finish_reason.as_ref().is_some_and(FinishReason::is_truncation))
+            r.calls().any(receipts_verifier::model::ProviderCall::truncated)
         }),
         pick("A call timed out and lost its usage: the run's cost is a low–high bound, not a number.", &|r| {
             r.calls().any(|c| c.status == CallStatus::Timeout)

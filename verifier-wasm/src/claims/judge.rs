@@ -109,6 +109,33 @@ pub fn direction(text: &str) -> Result<Option<f64>, String> {
     }
 }
 
+/// A figure as a reader compares it with a claim: one decimal more than the
+/// claim wrote (`half` is half a unit of its last decimal), or, with no
+/// claimed precision, six significant digits; trailing zeros dropped.
+fn show(v: f64, half: f64) -> String {
+    let decimals = if half > 0.0 {
+        (-(2.0 * half).log10()).round().max(0.0) as usize + 1
+    } else {
+        let magnitude = if v == 0.0 {
+            0.0
+        } else {
+            v.abs().log10().floor()
+        };
+        (5.0 - magnitude).clamp(0.0, 12.0) as usize
+    };
+    let text = format!("{v:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text
+    }
+}
+
 /// Whether a claim of a direction (`cheaper`, `2.3–4.2% lower`) holds: the
 /// whole bound of the change or difference lies on that side of zero.
 pub fn holds_direction(sign: f64, figure: Bound) -> Result<(), String> {
@@ -122,8 +149,8 @@ pub fn holds_direction(sign: f64, figure: Bound) -> Result<(), String> {
     } else {
         Err(format!(
             "the figure lies between {} and {}, not wholly {} zero",
-            figure.low,
-            figure.high,
+            show(figure.low, 0.0),
+            show(figure.high, 0.0),
             if sign < 0.0 { "below" } else { "above" }
         ))
     }
@@ -242,7 +269,8 @@ pub fn agrees(claimed: &Claimed, figure: Bound) -> Result<(), String> {
         } else {
             Err(format!(
                 "the figure lies between {} and {}, not within ±{x}",
-                figure.low, figure.high
+                show(figure.low, claimed.half_high),
+                show(figure.high, claimed.half_high)
             ))
         };
     }
@@ -253,9 +281,13 @@ pub fn agrees(claimed: &Claimed, figure: Bound) -> Result<(), String> {
     let fine = |c: f64, half: f64, v: f64| c == v || half <= 0.05 * v.abs();
     let differs = || {
         if figure.low == figure.high {
-            format!("the figure is {}", figure.low)
+            format!("the figure is {}", show(figure.low, claimed.half_low))
         } else {
-            format!("the figure lies between {} and {}", figure.low, figure.high)
+            format!(
+                "the figure lies between {} and {}",
+                show(figure.low, claimed.half_low),
+                show(figure.high, claimed.half_high)
+            )
         }
     };
     if !(near(claimed.low, claimed.half_low, figure.low)
@@ -290,6 +322,29 @@ mod tests {
         let diff = Bound::diff(Bound::exact(83.3), Bound::exact(77.8));
         assert!((diff.low - 5.5).abs() < 1e-9);
         assert!(Bound::ratio(ladder, Bound::exact(0.0)).is_err());
+    }
+
+    #[test]
+    fn a_differing_figure_is_shown_one_decimal_finer_than_the_claim() {
+        let claimed = read("88.9%").expect("claim");
+        assert_eq!(
+            agrees(&claimed, Bound::exact(250.0 / 3.0)),
+            Err("the figure is 83.33".to_string())
+        );
+        let claimed = read("33% lower").expect("claim");
+        assert_eq!(
+            agrees(
+                &claimed,
+                Bound {
+                    low: -4.2081,
+                    high: -2.3004
+                }
+            ),
+            Err("the figure lies between -4.2 and -2.3".to_string())
+        );
+        assert_eq!(show(0.005831234, 0.0), "0.00583123");
+        assert_eq!(show(-0.0, 0.0), "0");
+        assert_eq!(show(1234.5678, 0.0), "1234.57");
     }
 
     #[test]

@@ -183,12 +183,26 @@ pub struct Usage {
 /// Why a provider stopped generating, as the provider sent it (`stop`,
 /// `length`, `tool_calls`, `end_turn`, `max_tokens`, …): kept verbatim, and
 /// recognized where the verifier needs it: whether the output budget ran
-/// out (`length`, `max_tokens`, `max_output_tokens`, `MAX_TOKENS`).
+/// out. Recognition ignores case and punctuation, so `Length` or
+/// `max-tokens` cannot hide a truncation behind a spelling.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "String", into = "String")]
 #[cfg_attr(feature = "schema", schemars(with = "String"))]
 pub struct FinishReason(String);
+
+/// The words providers use for a stop on the output budget or the context
+/// window, lowercase with punctuation dropped: OpenAI's `length`,
+/// Anthropic's `max_tokens`, the Responses API's `max_output_tokens`,
+/// Gemini's `MAX_TOKENS`, Inspect AI's `model_length`.
+const TRUNCATIONS: [&str; 6] = [
+    "length",
+    "maxtokens",
+    "maxoutputtokens",
+    "maxcompletiontokens",
+    "modellength",
+    "contextlength",
+];
 
 impl FinishReason {
     /// The output budget ran out, as OpenAI-compatible providers write it.
@@ -206,12 +220,29 @@ impl FinishReason {
         &self.0
     }
 
-    /// Whether the output budget ran out (a truncation), in any provider's words.
+    /// Whether the output budget ran out (a truncation), in any provider's
+    /// words and any spelling of them.
     pub fn is_truncation(&self) -> bool {
-        matches!(
-            self.0.as_str(),
-            "length" | "max_tokens" | "max_output_tokens" | "MAX_TOKENS"
-        )
+        let folded: String = self
+            .0
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        TRUNCATIONS.contains(&folded.as_str())
+    }
+}
+
+impl ProviderCall {
+    /// Whether the call stopped on its budget: the provider said so, or it
+    /// returned every output token it was allowed, whatever word it gave.
+    pub fn truncated(&self) -> bool {
+        self.finish_reason
+            .as_ref()
+            .is_some_and(FinishReason::is_truncation)
+            || self
+                .usage
+                .is_some_and(|u| self.max_tokens > 0 && u.completion_tokens >= self.max_tokens)
     }
 }
 
@@ -342,6 +373,11 @@ mod tests {
             ("\"length\"", true),
             ("\"max_tokens\"", true),
             ("\"MAX_TOKENS\"", true),
+            ("\"Length\"", true),
+            ("\"max-tokens\"", true),
+            ("\"Max Output Tokens\"", true),
+            ("\"model_length\"", true),
+            ("\"lengthy\"", false),
         ] {
             let f: FinishReason = serde_json::from_str(sent).expect(sent);
             assert_eq!(f.is_truncation(), truncated, "{sent}");
