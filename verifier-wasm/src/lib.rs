@@ -16,6 +16,7 @@ pub mod csv_rows;
 pub mod decide;
 pub mod digest;
 pub mod facts;
+pub mod inspect;
 pub mod literals;
 pub mod manifest;
 pub mod model;

@@ -3,6 +3,7 @@
 mod anchor;
 mod build;
 mod export;
+mod import;
 pub mod schema;
 mod serve;
 mod simulate;
@@ -35,6 +36,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Write the standalone verifier: a page that checks a site without running its code.
     Verifier(verifier::Args),
+    /// Import runs recorded by another tool (Inspect AI logs), kept by digest and verified.
+    Import(import::Args),
     /// Export one run as a self-contained report file.
     Export(export::Args),
     /// Write the simulated sample input (or a large experiment for scale tests).
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => serve::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Verifier(args) => verifier::run(args),
+        Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Schema(args) => schema::run(args),

@@ -1,0 +1,165 @@
+//! `receipts import inspect`: Inspect AI logs made by the real tool (see
+//! tests/fixtures/inspect/make_logs.py) imported, kept by digest and
+//! verified; the figures Inspect reports come out of the import; the same
+//! log gives the same bytes; a forged log or a damaged archive is refused.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use common::{assert_exit, read_json, receipts, stderr, stdout, tree};
+
+fn fixture(name: &str) -> PathBuf {
+    common::repo().join("tests/fixtures/inspect").join(name)
+}
+
+fn import(root: &Path, logs: &[PathBuf]) -> std::process::Output {
+    let mut args: Vec<String> = vec!["import".into(), "inspect".into()];
+    args.extend(logs.iter().map(|p| p.display().to_string()));
+    args.extend(["--into".into(), "experiments/evals".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    receipts(root, &args)
+}
+
+const LOGS: [&str; 6] = ["scorers", "choice", "tools", "errors", "failed", "unscored"];
+
+#[test]
+fn each_log_imports_with_the_metrics_inspect_reports_and_every_receipt_passing() {
+    let expected = read_json(&fixture("expected.json"));
+    for format in ["eval", "json"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let logs: Vec<PathBuf> = LOGS
+            .iter()
+            .map(|l| fixture(&format!("{l}.{format}")))
+            .collect();
+        let out = import(dir.path(), &logs);
+        assert_exit(&out, 0, format);
+        let text = stdout(&out);
+        assert_eq!(
+            text.matches(" 0 fail, 0 could not be checked").count(),
+            LOGS.len(),
+            "{text}"
+        );
+        for log in LOGS {
+            let record = read_json(
+                &dir.path()
+                    .join(format!("experiments/evals/inspect/{log}.json")),
+            );
+            // The kept original is the log, byte for byte, under its digest.
+            let kept = dir
+                .path()
+                .join("experiments/objects")
+                .join(record["source"]["sha256"].as_str().expect("sha"));
+            assert_eq!(
+                fs::read(&kept).expect("kept"),
+                fs::read(fixture(&format!("{log}.{format}"))).expect("log")
+            );
+            // Accuracy and every other metric per scorer, as read_eval_log reports them.
+            let reported = &expected[format!("{log}.{format}")]["results"]["scores"];
+            let reported = reported.as_array().cloned().unwrap_or_default();
+            let lines = record["scorers"].as_array().expect("scorers");
+            assert_eq!(lines.len(), reported.len(), "{log}.{format}");
+            for (line, want) in lines.iter().zip(&reported) {
+                assert_eq!(line["name"], want["name"]);
+                for (metric, value) in want["metrics"].as_object().expect("metrics") {
+                    assert_eq!(&line["metrics"][metric], value, "{log}.{format} {metric}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn importing_twice_is_byte_identical_and_both_forms_give_the_same_records() {
+    let a = tempfile::tempdir().expect("tempdir");
+    let b = tempfile::tempdir().expect("tempdir");
+    let logs: Vec<PathBuf> = LOGS.iter().map(|l| fixture(&format!("{l}.eval"))).collect();
+    assert_exit(&import(a.path(), &logs), 0, "first");
+    assert_exit(&import(b.path(), &logs), 0, "second");
+    assert_eq!(tree(a.path()), tree(b.path()), "same log, same bytes");
+    assert_exit(&import(a.path(), &logs), 0, "again in place");
+    assert_eq!(
+        tree(a.path()),
+        tree(b.path()),
+        "importing again changes nothing"
+    );
+    let j = tempfile::tempdir().expect("tempdir");
+    let logs: Vec<PathBuf> = LOGS.iter().map(|l| fixture(&format!("{l}.json"))).collect();
+    assert_exit(&import(j.path(), &logs), 0, "json");
+    for log in LOGS {
+        let strip = |root: &Path| {
+            let mut v = read_json(&root.join(format!("experiments/evals/inspect/{log}.json")));
+            v.as_object_mut().expect("record").remove("source");
+            v
+        };
+        assert_eq!(strip(a.path()), strip(j.path()), "{log}: .eval and .json");
+    }
+}
+
+#[test]
+fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
+    // A score flipped to correct in the log: the import recomputes it.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(fixture("tools.json")).expect("log");
+    let mut log: Value = serde_json::from_str(&text).expect("json");
+    let sample = log["samples"]
+        .as_array_mut()
+        .expect("samples")
+        .iter_mut()
+        .find(|s| s["scores"]["includes"]["value"] == "I")
+        .expect("an incorrect sample");
+    sample["scores"]["includes"]["value"] = "C".into();
+    let forged = dir.path().join("forged.json");
+    fs::write(&forged, serde_json::to_vec(&log).expect("json")).expect("write");
+    let out = import(dir.path(), &[forged]);
+    assert_exit(&out, 1, "forged score");
+    let text = stdout(&out);
+    assert!(text.contains("Fail experiments/evals/inspect/forged.json: samples[add-2 epoch 1].scores[includes]: recorded C"), "{text}");
+    assert!(text.contains("scorers[includes mean].reduction"), "{text}");
+
+    // A truncated archive beside a good log: exit 2 naming the file and
+    // the place, and nothing written for either.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes = fs::read(fixture("scorers.eval")).expect("log");
+    let truncated = dir.path().join("scorers.eval");
+    fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+    let out = import(dir.path(), &[fixture("tools.json"), truncated]);
+    assert_exit(&out, 2, "truncated");
+    let err = stderr(&out);
+    assert!(
+        err.contains("scorers.eval: the archive: not a zip archive, or truncated"),
+        "{err}"
+    );
+    assert!(!dir.path().join("experiments").exists(), "nothing written");
+
+    // A log of a version this build does not read.
+    let mut log: Value =
+        serde_json::from_str(&fs::read_to_string(fixture("tools.json")).expect("log"))
+            .expect("json");
+    log["version"] = 9.into();
+    let newer = dir.path().join("newer.json");
+    fs::write(&newer, serde_json::to_vec(&log).expect("json")).expect("write");
+    let out = import(dir.path(), &[newer]);
+    assert_exit(&out, 2, "version");
+    assert!(
+        stderr(&out).contains("newer.json: /version: Inspect AI log version 9"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_build_names_an_imported_evaluation_it_does_not_publish() {
+    let dir = common::sample_copy();
+    assert_exit(&import(dir.path(), &[fixture("tools.eval")]), 0, "import");
+    let out = receipts(dir.path(), &["build"]);
+    assert_exit(&out, 2, "build");
+    assert!(
+        stderr(&out).contains("experiments/evals: holds evaluations imported from Inspect AI"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,274 @@
+//! The record an Inspect AI log is imported as, and its derivation: the
+//! same log gives the same record, byte for byte.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::log::{id_text, Log, Sample, Usage};
+use crate::model::FormatVersion;
+
+/// `experiments/<name>/inspect.json`: an evaluation imported from an Inspect AI log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportedEval {
+    pub format_version: FormatVersion,
+    /// Always `"inspect_eval"`.
+    pub kind: ImportedEvalKind,
+    pub source: Source,
+    pub task: String,
+    pub model: String,
+    /// `success`, `error`, `cancelled` or `started`, as the log says.
+    pub status: String,
+    pub created: String,
+    pub epochs: u32,
+    /// The evaluation's error, when it stopped on one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// One line per scorer × reducer, with the metrics the log reports.
+    pub scorers: Vec<ScorerLine>,
+    /// Every sample × epoch, by sample id then epoch.
+    pub samples: Vec<SampleRecord>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportedEvalKind {
+    InspectEval,
+}
+
+/// Where a record came from: the tool that wrote the original and its
+/// digest, under which the original is kept in `experiments/objects/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// `inspect_ai`.
+    pub tool: String,
+    /// The tool's version, as the log records it.
+    pub version: String,
+    /// The original file's name when it was imported.
+    pub file: String,
+    /// `eval` (the zip archive) or `json`.
+    pub format: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScorerLine {
+    /// The key of the scorer's score in each sample.
+    pub name: String,
+    /// The scorer's registry name (`match`, `model_graded_qa`, …).
+    pub scorer: String,
+    /// The epoch reducer (`mean` when the log names none).
+    pub reducer: String,
+    /// Whether the verifier recomputes this scorer's scores.
+    pub deterministic: bool,
+    /// The metrics as the log reports them; `null` for NaN.
+    pub metrics: BTreeMap<String, Option<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleRecord {
+    pub id: String,
+    pub epoch: u32,
+    /// The input as text (a list of messages is in `messages`).
+    pub input: String,
+    pub target: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+    pub completion: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Tokens over every model call of the sample; absent when none was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// Scores by the scorer's key.
+    pub scores: BTreeMap<String, ScoreRecord>,
+    /// The transcript.
+    pub messages: Vec<Message>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreRecord {
+    /// As the log records it: `C`, `I`, a number, …; `null` for unscored.
+    pub value: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+}
+
+/// One message of a transcript. Its text is untrusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: String,
+    pub text: String,
+    /// Reasoning the provider returned, where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the call it answers, and the tool's error if it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub id: String,
+    pub function: String,
+    pub arguments: Value,
+}
+
+/// The text of a message's content: a string, or the text parts of a list.
+fn content_text(content: &Value, kind: &str) -> String {
+    match content {
+        Value::String(s) if kind == "text" => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|p| p["type"] == kind)
+            .filter_map(|p| p[kind].as_str().or_else(|| p["summary"].as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn message(m: &Value) -> Message {
+    let text = |v: &Value| v.as_str().map(String::from);
+    let reasoning = content_text(&m["content"], "reasoning");
+    Message {
+        role: m["role"].as_str().unwrap_or("").to_string(),
+        text: content_text(&m["content"], "text"),
+        reasoning: (!reasoning.is_empty()).then_some(reasoning),
+        tool_calls: m["tool_calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| ToolCall {
+                        id: c["id"].as_str().unwrap_or("").to_string(),
+                        function: c["function"].as_str().unwrap_or("").to_string(),
+                        arguments: c["arguments"].clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        tool_call_id: text(&m["tool_call_id"]),
+        error: m["error"]["message"].as_str().map(String::from),
+    }
+}
+
+fn sample(s: &Sample) -> SampleRecord {
+    let usage = (!s.model_usage.is_empty()).then(|| {
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        s.model_usage.values().fold(Usage::default(), |t, u| Usage {
+            input_tokens: t.input_tokens + u.input_tokens,
+            output_tokens: t.output_tokens + u.output_tokens,
+            input_tokens_cache_read: add(t.input_tokens_cache_read, u.input_tokens_cache_read),
+            input_tokens_cache_write: add(t.input_tokens_cache_write, u.input_tokens_cache_write),
+            reasoning_tokens: add(t.reasoning_tokens, u.reasoning_tokens),
+        })
+    });
+    SampleRecord {
+        id: id_text(&s.id),
+        epoch: s.epoch,
+        input: match &s.input {
+            Value::String(text) => text.clone(),
+            _ => String::new(),
+        },
+        target: s.targets(),
+        choices: s.choices.clone(),
+        completion: s.completion().to_string(),
+        stop_reason: s
+            .output
+            .as_ref()
+            .and_then(|o| o.choices.first())
+            .and_then(|c| c.stop_reason.clone()),
+        usage,
+        error: s.error.as_ref().map(|e| e.message.clone()),
+        started_at: s.started_at.clone(),
+        completed_at: s.completed_at.clone(),
+        scores: s
+            .scores
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    ScoreRecord {
+                        value: v.value.clone(),
+                        answer: v.answer.clone(),
+                    },
+                )
+            })
+            .collect(),
+        messages: s.messages.iter().map(message).collect(),
+    }
+}
+
+/// The scorer behind each score key: from the results, or (in a log that
+/// stopped before it had results) from the task's scorers by name.
+pub fn scorer_names(log: &Log) -> BTreeMap<String, String> {
+    match &log.results {
+        Some(r) => r
+            .scores
+            .iter()
+            .map(|s| (s.name.clone(), s.scorer.clone()))
+            .collect(),
+        None => log
+            .eval
+            .scorers
+            .iter()
+            .map(|s| (s.name.clone(), s.name.clone()))
+            .collect(),
+    }
+}
+
+/// The record `log` is imported as, with `source` naming the original.
+pub fn derive(log: &Log, source: Source) -> ImportedEval {
+    let scorers = log
+        .results
+        .iter()
+        .flat_map(|r| &r.scores)
+        .map(|s| ScorerLine {
+            name: s.name.clone(),
+            scorer: s.scorer.clone(),
+            reducer: s.reducer.clone().unwrap_or_else(|| "mean".to_string()),
+            deterministic: super::scorers::is_deterministic(&s.scorer),
+            metrics: s
+                .metrics
+                .iter()
+                .map(|(k, m)| (k.clone(), m.value.as_f64()))
+                .collect(),
+        })
+        .collect();
+    ImportedEval {
+        format_version: FormatVersion,
+        kind: ImportedEvalKind::InspectEval,
+        source,
+        task: log.eval.task.clone(),
+        model: log.eval.model.clone(),
+        status: log.status.clone(),
+        created: log.eval.created.clone(),
+        epochs: log.eval.config.epochs.unwrap_or(1),
+        error: log.error.as_ref().map(|e| e.message.clone()),
+        scorers,
+        samples: log.samples.iter().map(sample).collect(),
+    }
+}

@@ -1,0 +1,489 @@
+//! The receipts of an imported Inspect AI evaluation.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::log::{id_text, Log};
+use super::record::{derive, scorer_names, ImportedEval};
+use super::reduce::{metric, to_float, Reducer};
+use super::scorers::{recompute, Recompute, Subject};
+use crate::verify::Receipt;
+
+/// How near a recomputed figure must be to the log's: the last bits of a
+/// double, never a rounding a reader could see.
+const TOLERANCE: f64 = 1e-12;
+
+fn same_number(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= TOLERANCE * a.abs().max(b.abs()).max(1.0)
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => same_number(x, y),
+        _ => a == b,
+    }
+}
+
+/// The first place two JSON values differ, as a path.
+fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                first_difference(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    &format!("{at}.{k}"),
+                )
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]"))),
+        _ => (a != b).then(|| at.trim_start_matches('.').to_string()),
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "unscored".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Every receipt of `record` (published as `subject`) against `log`, the
+/// kept original whose bytes have the SHA-256 `log_sha256`.
+pub fn verify(subject: &str, record: &ImportedEval, log: &Log, log_sha256: &str) -> Vec<Receipt> {
+    let mut out = vec![Receipt::new(
+        subject,
+        "source.sha256",
+        &record.source.sha256,
+        log_sha256,
+        record.source.sha256 == log_sha256,
+    )];
+    let derived = derive(log, record.source.clone());
+    let (a, b) = (
+        serde_json::to_value(record).expect("record"),
+        serde_json::to_value(&derived).expect("record"),
+    );
+    out.push(match first_difference(&a, &b, "") {
+        None => Receipt::new(
+            subject,
+            "derived from the log",
+            "the record",
+            "the same record",
+            true,
+        ),
+        Some(at) => Receipt::new(
+            subject,
+            "derived from the log",
+            format!("{at}: {}", pointer(&a, &at)),
+            format!("the log gives {}", pointer(&b, &at)),
+            false,
+        ),
+    });
+    out.extend(scores(subject, log));
+    out.extend(metrics(subject, log));
+    out
+}
+
+/// The value at a dotted path of [`first_difference`], as JSON text.
+fn pointer(v: &Value, path: &str) -> String {
+    let mut cur = v;
+    for part in path.split('.') {
+        let (key, indexes) = part.split_once('[').map_or((part, ""), |(k, i)| (k, i));
+        if !key.is_empty() {
+            cur = &cur[key];
+        }
+        for i in indexes.split('[').filter(|s| !s.is_empty()) {
+            let i: usize = i.trim_end_matches(']').parse().unwrap_or(usize::MAX);
+            cur = &cur[i];
+        }
+    }
+    let text = cur.to_string();
+    if text.chars().count() > 80 {
+        format!("{}…", text.chars().take(80).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Each score of a deterministic scorer, recomputed from its sample.
+fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
+    let names = scorer_names(log);
+    let options: BTreeMap<&str, &serde_json::Map<String, Value>> = log
+        .eval
+        .scorers
+        .iter()
+        .map(|s| (s.name.as_str(), &s.options))
+        .collect();
+    let empty = serde_json::Map::new();
+    let mut out = Vec::new();
+    for s in &log.samples {
+        let targets = s.targets();
+        let subject_of = Subject {
+            completion: s.completion(),
+            targets: &targets,
+            choices: s.choices.as_deref(),
+        };
+        for (key, score) in &s.scores {
+            let Some(scorer) = names.get(key) else {
+                out.push(Receipt::new(
+                    subject,
+                    format!(
+                        "samples[{} epoch {}].scores[{key}]",
+                        id_text(&s.id),
+                        s.epoch
+                    ),
+                    show(&score.value),
+                    "no scorer of the evaluation gives this score",
+                    false,
+                ));
+                continue;
+            };
+            if !super::scorers::is_deterministic(scorer) {
+                continue;
+            }
+            let opts = options.get(scorer.as_str()).copied().unwrap_or(&empty);
+            let claim = format!(
+                "samples[{} epoch {}].scores[{key}]",
+                id_text(&s.id),
+                s.epoch
+            );
+            let recorded = format!(
+                "{} (answer {})",
+                show(&score.value),
+                score
+                    .answer
+                    .as_deref()
+                    .map_or("none".into(), |a| format!("{a:?}"))
+            );
+            out.push(match recompute(scorer, opts, &subject_of) {
+                Recompute::Scored(r) => {
+                    let pass = same_value(&r.value, &score.value) && r.answer == score.answer;
+                    Receipt::new(
+                        subject,
+                        claim,
+                        recorded,
+                        format!(
+                            "{} (answer {})",
+                            show(&r.value),
+                            r.answer
+                                .as_deref()
+                                .map_or("none".into(), |a| format!("{a:?}"))
+                        ),
+                        pass,
+                    )
+                }
+                Recompute::NotRecomputed(why) => Receipt::unchecked(subject, claim, recorded, why),
+            });
+        }
+    }
+    out
+}
+
+/// Each scorer × reducer: every sample's epochs reduced, then each metric
+/// over the reduced values, compared with the log's reductions and results.
+fn metrics(subject: &str, log: &Log) -> Vec<Receipt> {
+    let Some(results) = &log.results else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in &results.scores {
+        let reducer_name = line.reducer.clone().unwrap_or_else(|| "mean".to_string());
+        let at = format!("scorers[{} {reducer_name}]", line.name);
+        let Some(reducer) = Reducer::parse(&reducer_name) else {
+            out.push(Receipt::unchecked(
+                subject,
+                format!("{at}.reduction"),
+                &reducer_name,
+                format!("the reducer `{reducer_name}` is not one the verifier recomputes"),
+            ));
+            continue;
+        };
+        // Samples by id, epochs in order; errored samples never reach the metrics.
+        let mut by_id: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        for s in log.samples.iter().filter(|s| s.error.is_none()) {
+            if let Some(score) = s.scores.get(&line.name) {
+                by_id
+                    .entry(id_text(&s.id))
+                    .or_default()
+                    .push(score.value.clone());
+            }
+        }
+        let reduced: BTreeMap<String, Value> = by_id
+            .iter()
+            .map(|(id, values)| (id.clone(), reducer.reduce(values)))
+            .collect();
+        if let Some(recorded) = log.reductions.iter().flatten().find(|r| {
+            r.scorer == line.name && r.reducer.as_deref().unwrap_or("mean") == reducer_name
+        }) {
+            let logged: BTreeMap<String, Value> = recorded
+                .samples
+                .iter()
+                .map(|r| (id_text(&r.sample_id), r.value.clone()))
+                .collect();
+            let differs = logged
+                .keys()
+                .chain(reduced.keys())
+                .find(|id| {
+                    !same_value(
+                        logged.get(*id).unwrap_or(&Value::Bool(false)),
+                        reduced.get(*id).unwrap_or(&Value::Bool(false)),
+                    )
+                })
+                .cloned();
+            out.push(match differs {
+                None => Receipt::new(
+                    subject,
+                    format!("{at}.reduction"),
+                    format!("{} samples", logged.len()),
+                    format!("{} samples, each the same", reduced.len()),
+                    true,
+                ),
+                Some(id) => Receipt::new(
+                    subject,
+                    format!("{at}.reduction"),
+                    format!(
+                        "sample {id}: {}",
+                        logged.get(&id).map_or("absent".into(), show)
+                    ),
+                    format!(
+                        "sample {id}: {}",
+                        reduced.get(&id).map_or("absent".into(), show)
+                    ),
+                    false,
+                ),
+            });
+        }
+        let values: Vec<f64> = reduced.values().filter_map(to_float).collect();
+        for (name, recorded) in &line.metrics {
+            let claim = format!("{at}.{name}");
+            let shown = show(&recorded.value);
+            out.push(match (metric(name, &values), recorded.value.as_f64()) {
+                (Some(v), Some(r)) => {
+                    Receipt::new(subject, claim, shown, v.to_string(), same_number(v, r))
+                }
+                (Some(v), None) => Receipt::new(subject, claim, shown, v.to_string(), false),
+                (None, _) => Receipt::unchecked(
+                    subject,
+                    claim,
+                    shown,
+                    format!("the metric `{name}` is not one the verifier recomputes"),
+                ),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::Value;
+
+    use super::verify;
+    use crate::inspect::{derive, Log, Source};
+    use crate::verify::{Receipt, Status};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/inspect");
+        std::fs::read(dir.join(name)).expect("fixture")
+    }
+
+    fn source() -> Source {
+        Source {
+            tool: "inspect_ai".into(),
+            version: "0.3.285".into(),
+            file: "log.json".into(),
+            format: "json".into(),
+            sha256: "d".into(),
+        }
+    }
+
+    fn receipts_of(bytes: &[u8]) -> Vec<Receipt> {
+        let log = Log::from_json(bytes).expect("log");
+        let record = derive(&log, source());
+        verify("x/inspect.json", &record, &log, "d")
+    }
+
+    fn failing(receipts: &[Receipt]) -> Vec<String> {
+        receipts
+            .iter()
+            .filter(|r| r.status != Status::Pass)
+            .map(|r| format!("{}: {} | {}", r.claim, r.recorded, r.recomputed))
+            .collect()
+    }
+
+    const LOGS: [&str; 6] = ["scorers", "choice", "tools", "errors", "failed", "unscored"];
+
+    #[test]
+    fn every_score_reduction_and_metric_of_the_real_logs_is_recomputed_and_agrees() {
+        let expected: Value = serde_json::from_slice(&fixture("expected.json")).expect("expected");
+        for name in LOGS {
+            let file = format!("{name}.json");
+            let receipts = receipts_of(&fixture(&file));
+            assert_eq!(failing(&receipts), Vec::<String>::new(), "{file}");
+            // The metrics the record shows are the ones Inspect reads from the log.
+            let log = Log::from_json(&fixture(&file)).expect("log");
+            let record = derive(&log, source());
+            let reported = expected[&file]["results"]["scores"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(record.scorers.len(), reported.len(), "{file}");
+            for (line, want) in record.scorers.iter().zip(&reported) {
+                assert_eq!(line.name, want["name"].as_str().expect("name"));
+                for (metric, value) in want["metrics"].as_object().expect("metrics") {
+                    assert_eq!(line.metrics[metric], value.as_f64(), "{file} {metric}");
+                }
+            }
+            let metrics = receipts
+                .iter()
+                .filter(|r| r.claim.starts_with("scorers["))
+                .count();
+            if name != "failed" {
+                assert!(metrics >= 2, "{file}: metrics recomputed");
+            }
+        }
+        // The deterministic scorers' scores were each recomputed.
+        let receipts = receipts_of(&fixture("scorers.json"));
+        let scores = receipts
+            .iter()
+            .filter(|r| r.claim.contains("].scores["))
+            .count();
+        assert_eq!(scores, 4 * 2 * 5, "every sample × epoch × scorer");
+        let receipts = receipts_of(&fixture("choice.json"));
+        assert!(receipts.iter().any(|r| r.claim.contains("scores[choice]")));
+    }
+
+    fn edited(name: &str, edit: impl Fn(&mut Value)) -> Vec<u8> {
+        let text = String::from_utf8(fixture(name)).expect("utf8");
+        let mut v: Value =
+            serde_json::from_str(&crate::inspect::log::lenient_json(&text)).expect("json");
+        edit(&mut v);
+        serde_json::to_vec(&v).expect("json")
+    }
+
+    #[test]
+    fn a_rewritten_score_a_rounded_metric_or_a_dropped_sample_fails() {
+        // A score flipped to correct: the recomputed score disagrees, and so
+        // do the reduction and the metric built on it.
+        let forged = edited("scorers.json", |v| {
+            let s = v["samples"]
+                .as_array_mut()
+                .expect("samples")
+                .iter_mut()
+                .find(|s| s["scores"]["match"]["value"] == "I")
+                .expect("an incorrect match");
+            s["scores"]["match"]["value"] = "C".into();
+        });
+        let f = failing(&receipts_of(&forged));
+        assert!(f.iter().any(|l| l.contains("].scores[match]: C")), "{f:?}");
+        assert!(
+            f.iter()
+                .any(|l| l.starts_with("scorers[match mean].reduction")),
+            "{f:?}"
+        );
+        // An accuracy rounded up until it reads better.
+        let forged = edited("scorers.json", |v| {
+            v["results"]["scores"][0]["metrics"]["accuracy"]["value"] = 0.63.into();
+        });
+        let f = failing(&receipts_of(&forged));
+        assert_eq!(
+            f,
+            vec!["scorers[match mean].accuracy: 0.63 | 0.625".to_string()]
+        );
+        // The inconvenient sample dropped, every epoch of it: the reductions
+        // and metrics the log reports no longer follow from its samples.
+        let forged = edited("scorers.json", |v| {
+            v["samples"]
+                .as_array_mut()
+                .expect("samples")
+                .retain(|s| s["id"] != 4);
+        });
+        let f = failing(&receipts_of(&forged));
+        assert!(f.iter().any(|l| l.contains("reduction: sample 4")), "{f:?}");
+        // A model-graded judgment is shown, never recomputed.
+        let receipts = receipts_of(&fixture("unscored.json"));
+        assert!(!receipts.iter().any(|r| r.claim.contains("scores[judged]")));
+    }
+
+    #[test]
+    fn a_record_edited_after_the_import_fails_against_its_log() {
+        let log = Log::from_json(&fixture("tools.json")).expect("log");
+        let mut record = derive(&log, source());
+        record.samples[1].completion = "The sum is 9.".into();
+        let f = failing(&verify("x/inspect.json", &record, &log, "d"));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].starts_with("derived from the log: samples[1].completion: \"The sum is 9.\""),
+            "{f:?}"
+        );
+        let f = failing(&verify(
+            "x/inspect.json",
+            &derive(&log, source()),
+            &log,
+            "e",
+        ));
+        assert_eq!(f, vec!["source.sha256: d | e".to_string()]);
+    }
+
+    #[test]
+    fn the_eval_and_json_forms_of_one_log_give_the_same_record() {
+        for name in LOGS {
+            let json = Log::from_json(&fixture(&format!("{name}.json"))).expect("json");
+            let eval = Log::read(&fixture(&format!("{name}.eval"))).expect("eval");
+            assert_eq!(derive(&json, source()), derive(&eval, source()), "{name}");
+            let receipts = verify("x/inspect.json", &derive(&eval, source()), &eval, "d");
+            assert_eq!(failing(&receipts), Vec::<String>::new(), "{name}.eval");
+        }
+        let deflated = Log::read(&fixture("scorers-deflate.eval")).expect("deflate");
+        let json = Log::from_json(&fixture("scorers.json")).expect("json");
+        assert_eq!(derive(&deflated, source()), derive(&json, source()));
+    }
+
+    #[test]
+    fn a_truncated_or_damaged_archive_is_named_with_its_member() {
+        let eval = fixture("tools.eval");
+        let e = Log::read(&eval[..eval.len() - 30]).expect_err("truncated");
+        assert!(
+            e.to_string()
+                .starts_with("the archive: not a zip archive, or truncated"),
+            "{e}"
+        );
+        let mut damaged = eval.clone();
+        let at = damaged
+            .windows(4)
+            .position(|w| w == [0x50, 0x4b, 0x03, 0x04])
+            .expect("member");
+        let data = at + 30 + usize::from(u16::from_le_bytes([damaged[at + 26], damaged[at + 27]]));
+        damaged[data + 8] ^= 0xff;
+        damaged[data + 9] ^= 0xff;
+        let e = Log::read(&damaged).expect_err("damaged");
+        assert!(e.to_string().contains(".json: "), "names the member: {e}");
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_read_is_named_with_its_place() {
+        let e = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}, "samples": [{"id": 1, "epoch": 1, "input": "", "target": "", "messages": []}]}"#).expect_err("no messages");
+        assert_eq!(
+            e.to_string(),
+            "/samples/0/messages: the sample has no messages"
+        );
+        let e = Log::from_json(br#"{"version": 3, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}}"#).expect_err("version");
+        assert!(
+            e.to_string()
+                .starts_with("/version: Inspect AI log version 3"),
+            "{e}"
+        );
+        let e = Log::from_json(b"{\"version\": 2,\n \"status\": 5}").expect_err("type");
+        assert!(e.to_string().starts_with("/: line 2 column"), "{e}");
+        assert!(!e.to_string().contains("struct"), "{e}");
+    }
+}
