@@ -115,7 +115,47 @@ fn a_wrong_type_is_named_by_its_path() {
         "{message}"
     );
     assert!(
-        message.contains("invalid type: string \"one\""),
+        message.contains("invalid type: string \"one\", expected a whole number, 0 or more"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_wrong_type_is_named_in_json_words_never_by_a_rust_type() {
+    // A call's usage written as a string: the message says an object was
+    // expected, not the name of the type the tool reads it into.
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(RUN), |r| {
+            r["attempts"][0]["calls"][0]["usage"] = "lots".into();
+        });
+    });
+    assert!(
+        message.contains("attempts[0].calls[0].usage (line "),
+        "{message}"
+    );
+    assert!(message.contains("expected an object"), "{message}");
+    assert!(
+        !message.contains("struct") && !message.contains("Usage"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_empty_request_id_is_refused() {
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(RUN), |r| {
+            let call = &mut r["attempts"][0]["calls"][0];
+            let id = call["request_id"].as_str().expect("id").to_string();
+            call["request_id"] = "".into();
+            for t in r["attempts"][0]["turns"].as_array_mut().expect("turns") {
+                if t["call"] == id.as_str() {
+                    t["call"] = "".into();
+                }
+            }
+        });
+    });
+    assert!(
+        message.contains(&format!("{RUN}: attempts[0].calls[0].request_id: empty")),
         "{message}"
     );
 }

@@ -24,6 +24,27 @@ fn import(root: &Path, logs: &[PathBuf]) -> std::process::Output {
     receipts(root, &args)
 }
 
+/// Flips the first incorrect `includes` score of a log or record to correct.
+fn flip_an_incorrect_score(record: &mut Value) {
+    let sample = record["samples"]
+        .as_array_mut()
+        .expect("samples")
+        .iter_mut()
+        .find(|s| s["scores"]["includes"]["value"] == "I")
+        .expect("an incorrect sample");
+    sample["scores"]["includes"]["value"] = "C".into();
+}
+
+/// `tools.json` with a score flipped, written as `name` in `dir`.
+fn forged_log(dir: &Path, name: &str) -> PathBuf {
+    let text = fs::read_to_string(fixture("tools.json")).expect("log");
+    let mut log: Value = serde_json::from_str(&text).expect("json");
+    flip_an_incorrect_score(&mut log);
+    let forged = dir.join(name);
+    fs::write(&forged, serde_json::to_vec(&log).expect("json")).expect("write");
+    forged
+}
+
 const LOGS: [&str; 6] = ["scorers", "choice", "tools", "errors", "failed", "unscored"];
 
 #[test]
@@ -103,17 +124,7 @@ fn importing_twice_is_byte_identical_and_both_forms_give_the_same_records() {
 fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
     // A score flipped to correct in the log: the import recomputes it.
     let dir = tempfile::tempdir().expect("tempdir");
-    let text = fs::read_to_string(fixture("tools.json")).expect("log");
-    let mut log: Value = serde_json::from_str(&text).expect("json");
-    let sample = log["samples"]
-        .as_array_mut()
-        .expect("samples")
-        .iter_mut()
-        .find(|s| s["scores"]["includes"]["value"] == "I")
-        .expect("an incorrect sample");
-    sample["scores"]["includes"]["value"] = "C".into();
-    let forged = dir.path().join("forged.json");
-    fs::write(&forged, serde_json::to_vec(&log).expect("json")).expect("write");
+    let forged = forged_log(dir.path(), "forged.json");
     let out = import(dir.path(), &[forged]);
     assert_exit(&out, 1, "forged score");
     let text = stdout(&out);
@@ -151,14 +162,120 @@ fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
     );
 }
 
-#[test]
-fn a_build_names_an_imported_evaluation_it_does_not_publish() {
+/// A copy of the sample with the fixture logs imported into `experiments/evals`.
+fn sample_with_imports() -> tempfile::TempDir {
     let dir = common::sample_copy();
-    assert_exit(&import(dir.path(), &[fixture("tools.eval")]), 0, "import");
-    let out = receipts(dir.path(), &["build"]);
-    assert_exit(&out, 2, "build");
+    let logs: Vec<PathBuf> = LOGS.iter().map(|l| fixture(&format!("{l}.eval"))).collect();
+    assert_exit(&import(dir.path(), &logs), 0, "import");
+    dir
+}
+
+#[test]
+fn an_imported_evaluation_is_published_shown_and_verified_with_the_site() {
+    let dir = sample_with_imports();
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    assert_exit(&out, 0, "build");
+    let site = dir.path().join("site");
+    let page = fs::read_to_string(site.join("imports/evals/scorers.html")).expect("page");
+    // The accuracy Inspect reports, with its recomputation.
     assert!(
-        stderr(&out).contains("experiments/evals: holds evaluations imported from Inspect AI"),
+        page.contains(
+            "accuracy <span class=\"published\">0.625</span> <span class=\"recomputed pass\""
+        ),
+        "accuracy shown"
+    );
+    assert!(page.contains("Transcript (2 messages)"), "transcript");
+    // Untrusted text stays inert: the prompt's `<answer>` is text, not markup.
+    assert!(
+        page.contains("&lt;answer&gt;") && !page.contains("<answer>"),
+        "escaped"
+    );
+    let index = fs::read_to_string(site.join("index.html")).expect("index");
+    assert!(
+        index.contains("href=\"imports/evals/scorers.html\""),
+        "listed on the index"
+    );
+    // The kept log and the record are published and verified, natively
+    // and over the records alone as the browser does.
+    let record = read_json(&site.join("data/evals/inspect/tools.json"));
+    let sha = record["source"]["sha256"]
+        .as_str()
+        .expect("sha")
+        .to_string();
+    assert!(
+        site.join("data/objects").join(&sha).is_file(),
+        "the log is published"
+    );
+    for extra in [&[][..], &["--records-only"][..]] {
+        let mut args = vec!["verify", "."];
+        args.extend_from_slice(extra);
+        let out = receipts(&site, &args);
+        assert_exit(&out, 0, "verify");
+    }
+}
+
+#[test]
+fn a_record_edited_or_a_log_forged_and_imported_again_fails_the_build() {
+    // The record edited after the import: it is no longer what the log gives.
+    let dir = sample_with_imports();
+    common::edit_json(
+        &dir.path().join("experiments/evals/inspect/tools.json"),
+        flip_an_incorrect_score,
+    );
+    common::fails_with(
+        dir.path(),
+        &["evals/inspect/tools.json: derived from the log"],
+    );
+
+    // The forger goes further: the log itself edited to flip the score, its
+    // digest renamed and the record derived again from it, so every digest
+    // agrees. The score recomputed from the output and target does not.
+    let dir = sample_with_imports();
+    let forged = forged_log(dir.path(), "tools.json");
+    fs::remove_file(dir.path().join("experiments/evals/inspect/tools.json")).expect("rm");
+    assert_exit(&import(dir.path(), &[forged]), 1, "forged import");
+    common::fails_with(
+        dir.path(),
+        &["evals/inspect/tools.json: samples[add-2 epoch 1].scores[includes]"],
+    );
+
+    // One byte of the kept log changed: it is no longer the log its name
+    // and the record name, and the build refuses it as bad input.
+    let dir = sample_with_imports();
+    let record = read_json(&dir.path().join("experiments/evals/inspect/tools.json"));
+    let kept = dir
+        .path()
+        .join("experiments/objects")
+        .join(record["source"]["sha256"].as_str().expect("sha"));
+    let mut bytes = fs::read(&kept).expect("log");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&kept, bytes).expect("write");
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    assert_exit(&out, 2, "edited log");
+    assert!(
+        stderr(&out).contains("not the digest it is named by"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_import_and_an_experiment_never_share_a_directory() {
+    let dir = common::sample_copy();
+    let out = receipts(
+        dir.path(),
+        &[
+            "import",
+            "inspect",
+            &fixture("tools.eval").display().to_string(),
+            "--into",
+            "experiments/E01",
+        ],
+    );
+    assert_exit(&out, 2, "into an experiment");
+    assert!(
+        stderr(&out).contains("holds an experiment"),
         "{}",
         stderr(&out)
     );

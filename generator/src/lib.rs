@@ -17,6 +17,8 @@ pub mod error;
 pub mod escape;
 pub mod gzip;
 pub mod head;
+#[cfg(feature = "cli")]
+pub mod import;
 pub mod load;
 pub mod markdown;
 pub mod pages;

@@ -5,6 +5,8 @@ use serde::de::DeserializeOwned;
 
 use receipts_verifier::model::{unsupported_version_message, FORMAT_VERSION};
 
+use receipts_verifier::messages::plain;
+
 use crate::error::InputError;
 
 /// Parses a JSON record. On failure the error names the field path
@@ -29,7 +31,7 @@ pub fn json<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, InputErr
     } else {
         format!("{path} ({position})")
     };
-    let mut message = strip_position(&inner.to_string());
+    let mut message = plain(&strip_position(&inner.to_string()));
     if let Some(hint) = missing_field_hint(&message) {
         message.push_str("; ");
         message.push_str(hint);
@@ -106,8 +108,8 @@ pub fn csv_rows<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<Vec<T>,
                     format!("the row has {len} fields; the header has {expected_len}")
                 }
                 csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-                    Some(i) => format!("field {}: {}", i + 1, err.kind()),
-                    None => err.kind().to_string(),
+                    Some(i) => format!("field {}: {}", i + 1, plain(&err.kind().to_string())),
+                    None => plain(&err.kind().to_string()),
                 },
                 _ => e.to_string(),
             };

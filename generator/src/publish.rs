@@ -59,6 +59,9 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     if corpus.study.is_some() {
         files.push(receipts_verifier::model::STUDY_FILE.to_string());
     }
+    for i in &corpus.imports {
+        files.extend(i.evals.iter().map(|(name, _)| i.record_path(name)));
+    }
     for s in &corpus.harness {
         files.push(s.suite_path());
         files.extend(s.runs.iter().map(|r| s.run_path(&r.id)));

@@ -33,6 +33,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("runs.html", include_str!("../../site-templates/runs.html")),
     ("run.html", include_str!("../../site-templates/run.html")),
     (
+        "inspect.html",
+        include_str!("../../site-templates/inspect.html"),
+    ),
+    (
         "harness.html",
         include_str!("../../site-templates/harness.html"),
     ),

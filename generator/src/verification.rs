@@ -25,6 +25,8 @@ pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
     /// The study's: its named figures' and its memos' receipts.
     pub study: StudyVerification,
+    /// Each imported evaluation's receipts, by directory then evaluation, in corpus order.
+    pub imports: Vec<Vec<Vec<Receipt>>>,
     /// Each harness suite's, in corpus order; every receipt is kept.
     pub harness: Vec<SuiteVerification>,
     /// Each regression suite's, in corpus order; every receipt is kept.
@@ -42,6 +44,7 @@ impl Verified {
             .receipts
             .iter()
             .chain(self.experiments.iter().flat_map(|e| e.all_receipts()))
+            .chain(self.imports.iter().flatten().flatten())
             .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
             .chain(self.regressions.iter().flat_map(|s| s.all_receipts()))
     }
@@ -236,6 +239,24 @@ where
             )
         })
         .collect();
+    let imports: Vec<Vec<Vec<Receipt>>> = corpus
+        .imports
+        .iter()
+        .map(|loaded| {
+            loaded
+                .evals
+                .par_iter()
+                .map(|(name, eval)| {
+                    let subject = loaded.record_path(name);
+                    let log = corpus.objects.get(&eval.source.sha256).map(Vec::as_slice);
+                    receipts_verifier::inspect::verify_kept(&subject, eval, log)
+                })
+                .collect()
+        })
+        .collect();
+    for receipts in imports.iter().flatten() {
+        tally = sum(tally, Tally::of(receipts));
+    }
     for suite in &harness {
         tally = sum(tally, Tally::of(suite.all_receipts()));
     }
@@ -245,6 +266,7 @@ where
     Ok(Verified {
         experiments,
         study,
+        imports,
         harness,
         regressions,
         tally,

@@ -19,6 +19,7 @@ pub mod facts;
 pub mod inspect;
 pub mod literals;
 pub mod manifest;
+pub mod messages;
 pub mod model;
 pub mod numbers;
 pub mod prereg;

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::inspect::{derive, verify, Log, Source};
-use receipts_verifier::verify::Tally;
+use receipts_verifier::inspect::{verify, INSPECT_DIR};
+use receipts_verifier::verify::{Status, Tally};
 
 use super::Failure;
 use crate::error::EXIT_INPUT;
+use crate::import::Prepared;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -45,30 +45,6 @@ fn input_error(file: &Path, message: impl std::fmt::Display) -> Failure {
     }
 }
 
-/// The file name a record takes from its log: the log's stem in letters,
-/// digits, `.`, `_` and `-`.
-fn record_name(log: &Path) -> String {
-    let stem = log
-        .file_stem()
-        .map(|s| s.to_string_lossy())
-        .unwrap_or_default();
-    let name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if name.is_empty() || name.starts_with('.') {
-        format!("log{name}")
-    } else {
-        name
-    }
-}
-
 /// Writes `bytes` to `path` through a temporary file beside it, so a
 /// reader never sees half a file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -95,61 +71,52 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 "--into names an experiment directory, e.g. experiments/NAME",
             )
         })?;
+    if into.join("experiment.json").exists() {
+        return Err(input_error(
+            &into,
+            "holds an experiment (experiment.json); import into a directory of its own",
+        ));
+    }
     // Read and derive everything first: a bad log writes nothing.
-    let mut imports = BTreeMap::new();
+    let mut imports: BTreeMap<String, (PathBuf, Vec<u8>, Prepared)> = BTreeMap::new();
     for path in &logs {
         let bytes = std::fs::read(path).map_err(|e| input_error(path, e))?;
-        let log = Log::read(&bytes).map_err(|e| input_error(path, e))?;
-        let sha256 = sha256_hex(&bytes);
-        let source = Source {
-            tool: "inspect_ai".into(),
-            version: log
-                .eval
-                .packages
-                .get("inspect_ai")
-                .cloned()
-                .unwrap_or_else(|| "unknown".into()),
-            file: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            format: if bytes.starts_with(b"PK") {
-                "eval"
-            } else {
-                "json"
-            }
-            .into(),
-            sha256: sha256.clone(),
-        };
-        let record = derive(&log, source);
-        let name = record_name(path);
-        if imports.contains_key(&name) {
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prepared =
+            crate::import::inspect(&file_name, &bytes).map_err(|e| input_error(path, e))?;
+        if imports.contains_key(&prepared.name) {
             return Err(input_error(
                 path,
                 format!(
-                    "another log given would also be written as inspect/{name}.json; rename one"
+                    "another log given would also be written as inspect/{}.json; rename one",
+                    prepared.name
                 ),
             ));
         }
-        imports.insert(name, (path.clone(), bytes, log, record));
+        imports.insert(prepared.name.clone(), (path.clone(), bytes, prepared));
     }
     let mut failed = false;
-    for (name, (path, bytes, log, record)) in &imports {
-        let object = objects.join(&record.source.sha256);
+    for (path, bytes, prepared) in imports.values() {
+        let object = objects.join(&prepared.record.source.sha256);
         if !object.is_file() {
             write_atomically(&object, bytes)?;
         }
-        let mut json = serde_json::to_vec_pretty(record).context("the record")?;
-        json.push(b'\n');
-        let target = into.join("inspect").join(format!("{name}.json"));
-        write_atomically(&target, &json)?;
+        let target = into
+            .join(INSPECT_DIR)
+            .join(format!("{}.json", prepared.name));
+        write_atomically(&target, &prepared.record_bytes())?;
         let subject = target.display().to_string();
-        let receipts = verify(&subject, record, log, &sha256_hex(bytes));
+        let receipts = verify(
+            &subject,
+            &prepared.record,
+            &prepared.log,
+            &prepared.record.source.sha256,
+        );
         let tally = Tally::of(&receipts);
-        for r in receipts
-            .iter()
-            .filter(|r| r.status != receipts_verifier::verify::Status::Pass)
-        {
+        for r in receipts.iter().filter(|r| r.status != Status::Pass) {
             println!(
                 "{:?} {}: {}: recorded {}; recomputed {}",
                 r.status, r.subject, r.claim, r.recorded, r.recomputed
@@ -161,7 +128,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 "imported {} as {}: {} samples × epochs; {} receipts, {} pass, {} fail, {} could not be checked",
                 path.display(),
                 target.display(),
-                record.samples.len(),
+                prepared.record.samples.len(),
                 tally.total(),
                 tally.pass,
                 tally.fail,

@@ -30,6 +30,7 @@ pub enum Kind {
     RegressionSuite,
     SkillEdit,
     RegressionBenchmark,
+    InspectEval,
 }
 
 #[derive(Debug, clap::Args)]
@@ -59,6 +60,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::RegressionSuite,
         Kind::SkillEdit,
         Kind::RegressionBenchmark,
+        Kind::InspectEval,
     ]
     .into_iter()
     .map(|k| (name(k), schema(k)))
@@ -82,6 +84,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::RegressionSuite => "regression-suite",
         Kind::SkillEdit => "skill-edit",
         Kind::RegressionBenchmark => "regression-benchmark",
+        Kind::InspectEval => "inspect-eval",
     }
 }
 
@@ -102,6 +105,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::RegressionSuite => schema_for!(RegressionSuite),
         Kind::SkillEdit => schema_for!(SkillEdit),
         Kind::RegressionBenchmark => schema_for!(RegressionBenchmark),
+        Kind::InspectEval => schema_for!(receipts_verifier::inspect::ImportedEval),
     }
 }
 

@@ -118,12 +118,6 @@ impl Reader<'_> {
     pub(super) fn experiment(&self, dir: &Path) -> Result<LoadedExperiment, InputError> {
         let file = dir.join("experiment.json");
         if !self.is_file(&file) {
-            if self.is_dir(&dir.join("inspect"))? {
-                return Err(InputError::new(
-                    self.name(dir),
-                    "holds evaluations imported from Inspect AI (inspect/), which `receipts import` verifies but a site does not publish; keep them outside experiments/ to build the site",
-                ));
-            }
             return Err(InputError::new(
                 self.name(dir),
                 "not an experiment: the directory has no experiment.json",

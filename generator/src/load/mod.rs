@@ -15,6 +15,7 @@
 //! experiments/<id>/registration.git.json the commit that first held the registration
 //!                                      (written by the build inside a git checkout; see [`git`])
 //! experiments/<id>/runs/<run>.json     one file per run
+//! experiments/<dir>/inspect/<log>.json evaluations imported from Inspect AI logs (see [`import`])
 //! experiments/harness/<suite>/…        harness suites and their runs (see [`harness`])
 //! experiments/regressions/<suite>/…    regression suites and their edits (see [`regression`])
 //! showcase/showcase.json               a selection of runs (optional)
@@ -36,12 +37,14 @@ mod files;
 #[cfg(feature = "cli")]
 pub mod git;
 mod harness;
+mod import;
 mod regression;
 mod sources;
 mod suite;
 pub use experiment::{read_run, LoadedAnchors, LoadedExperiment};
 pub use files::{Disk, Files, Kind, Memory};
 pub use harness::LoadedSuite;
+pub use import::LoadedImport;
 pub use receipts_verifier::model::{HARNESS_DIR, REGRESSIONS_DIR};
 pub use regression::LoadedRegressions;
 pub use sources::Sources;
@@ -77,6 +80,8 @@ pub struct Corpus {
     pub experiments: Vec<LoadedExperiment>,
     /// Object bytes by the digest their file is named with.
     pub objects: BTreeMap<String, Vec<u8>>,
+    /// Directories of imported evaluations, sorted.
+    pub imports: Vec<LoadedImport>,
     /// Harness suites sorted by directory.
     pub harness: Vec<LoadedSuite>,
     /// Regression suites sorted by directory.
@@ -265,6 +270,7 @@ impl<'a> Reader<'a> {
         let tasks = self.tasks(&dir.join(TASKS_DIR))?;
         let objects = self.objects(&dir.join(OBJECTS_DIR))?;
         let mut experiments = Vec::new();
+        let mut imports = Vec::new();
         for sub in self.subdirs(dir)? {
             let name = file_name(&sub);
             if [
@@ -277,6 +283,10 @@ impl<'a> Reader<'a> {
             ]
             .contains(&name.as_str())
             {
+                continue;
+            }
+            if self.is_import(&sub)? {
+                imports.push(self.import(&sub)?);
                 continue;
             }
             experiments.push(self.experiment(&sub)?);
@@ -299,6 +309,7 @@ impl<'a> Reader<'a> {
             tasks,
             experiments,
             objects,
+            imports,
             harness,
             regressions,
             showcase: None,

@@ -120,6 +120,10 @@ pub fn render(
         .experiments
         .iter()
         .any(|e| e.experiment.provenance.is_simulated())
+        || corpus
+            .imports
+            .iter()
+            .any(|i| i.evals.iter().any(|(_, e)| site::eval_simulated(e)))
         || corpus.harness.iter().any(site::suite_simulated)
         || corpus.regressions.iter().any(site::regressions_simulated);
     let all = VerifyScope::of(&Scope::All, &[]);
@@ -148,6 +152,12 @@ pub fn render(
         .zip(&verified.regressions)
         .map(|(loaded, v)| site::regression_summary(loaded, v))
         .collect();
+    let evals: Vec<site::EvalSummary> = corpus
+        .imports
+        .iter()
+        .zip(&verified.imports)
+        .flat_map(|(loaded, v)| site::eval_summaries(loaded, v))
+        .collect();
     out.write(
         "index.html",
         "index.html",
@@ -155,6 +165,7 @@ pub fn render(
         &all,
         minijinja::context! {
             experiments => &experiments,
+            evals => &evals,
             study => site::study_view(corpus, verified),
             suites => &suites,
             regressions => &regressions,
@@ -277,6 +288,7 @@ pub fn render(
             ctx,
         )?;
     }
+    suites::imports(corpus, verified, &mut out)?;
     suites::harness(corpus, verified, &mut out)?;
     suites::regressions(corpus, verified, &mut out)?;
     Ok(out.count)

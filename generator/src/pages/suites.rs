@@ -26,6 +26,41 @@ fn record_pin(corpus: &Corpus, rel: &str) -> Pin {
     }
 }
 
+/// Each imported evaluation's page.
+pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+    for (loaded, receipts) in corpus.imports.iter().zip(&verified.imports) {
+        let mut files: Vec<String> = loaded
+            .evals
+            .iter()
+            .map(|(name, _)| data::record_file(&loaded.record_path(name), false))
+            .collect();
+        files.extend(
+            loaded
+                .evals
+                .iter()
+                .map(|(_, e)| site::object_href(&e.source.sha256)),
+        );
+        files.sort();
+        files.dedup();
+        let scope = Scope::Import {
+            dir: loaded.dir.clone(),
+        };
+        for ((name, eval), receipts) in loaded.evals.iter().zip(receipts) {
+            let rel = loaded.record_path(name);
+            let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
+            let view = site::eval_view(name, eval, receipts);
+            out.write(
+                "inspect.html",
+                &site::inspect_href(&loaded.dir, name),
+                view.simulated,
+                &verify,
+                minijinja::context! { v => view },
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Each harness suite's page and its runs' report pages.
 pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
     for (loaded, v) in corpus.harness.iter().zip(&verified.harness) {

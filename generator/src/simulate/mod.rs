@@ -58,9 +58,58 @@ pub fn sample() -> Files {
         json_bytes(&claims::study()),
     );
     write_showcase(&mut out, &all_runs);
+    write_imported(&mut out);
     harness::write(&mut out);
     regression::write(&mut out);
     out
+}
+
+/// Where the sample keeps its evaluations imported from Inspect AI.
+pub const IMPORTED_DIR: &str = "I01";
+
+/// Inspect AI logs the sample imports: written by Inspect AI itself
+/// against its mock model (`tests/fixtures/inspect/make_logs.py`), so the
+/// outputs are scripted, not a real model's.
+const INSPECT_LOGS: [(&str, &[u8]); 6] = [
+    (
+        "choice.eval",
+        include_bytes!("../../../tests/fixtures/inspect/choice.eval"),
+    ),
+    (
+        "errors.eval",
+        include_bytes!("../../../tests/fixtures/inspect/errors.eval"),
+    ),
+    (
+        "failed.eval",
+        include_bytes!("../../../tests/fixtures/inspect/failed.eval"),
+    ),
+    (
+        "scorers.eval",
+        include_bytes!("../../../tests/fixtures/inspect/scorers.eval"),
+    ),
+    (
+        "tools.eval",
+        include_bytes!("../../../tests/fixtures/inspect/tools.eval"),
+    ),
+    (
+        "unscored.eval",
+        include_bytes!("../../../tests/fixtures/inspect/unscored.eval"),
+    ),
+];
+
+/// The imported evaluations, as `receipts import inspect` writes them.
+fn write_imported(out: &mut Files) {
+    for (name, bytes) in INSPECT_LOGS {
+        let prepared = crate::import::inspect(name, bytes).expect("the sample's logs read");
+        out.insert(
+            format!("experiments/{}", prepared.object_path()),
+            bytes.to_vec(),
+        );
+        out.insert(
+            format!("experiments/{}", prepared.record_path(IMPORTED_DIR)),
+            prepared.record_bytes(),
+        );
+    }
 }
 
 /// One experiment of `runs` runs, for scale tests.

@@ -108,6 +108,20 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
         }
         published(loaded)?;
     }
+    for loaded in &corpus.imports {
+        for (name, eval) in &loaded.evals {
+            if !corpus.objects.contains_key(&eval.source.sha256) {
+                return Err(InputError::at(
+                    format!("experiments/{}", loaded.record_path(name)),
+                    "source.sha256",
+                    format!(
+                        "the imported log `{}` is not kept: no object {} in experiments/objects/ (import it again with `receipts import`)",
+                        eval.source.file, eval.source.sha256
+                    ),
+                ));
+            }
+        }
+    }
     for loaded in &corpus.harness {
         harness::suite(loaded)?;
     }
@@ -489,6 +503,13 @@ fn run_refs(
                     &file,
                     at(&format!("calls[{j}].model_requested")),
                     format!("no price for model `{}`", c.model_requested),
+                ));
+            }
+            if c.request_id.trim().is_empty() {
+                return Err(InputError::at(
+                    &file,
+                    at(&format!("calls[{j}].request_id")),
+                    "empty: a call's request id is the provider's id for it (the response's id or request-id header), and turns name their call by it",
                 ));
             }
             request_ids.insert(c.request_id.as_str());

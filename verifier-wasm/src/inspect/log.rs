@@ -95,7 +95,9 @@ pub struct ErrorInfo {
 pub struct Sample {
     pub id: Value,
     pub epoch: u32,
+    #[serde(default)]
     pub input: Value,
+    #[serde(default)]
     pub target: Value,
     #[serde(default)]
     pub choices: Option<Vec<String>>,
@@ -132,6 +134,7 @@ pub struct OutputChoice {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Usage {
     #[serde(default)]
     pub input_tokens: u64,
@@ -231,19 +234,10 @@ fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], at: &str) -> Result<T, Lo
                 "line {} column {}: {}",
                 e.line(),
                 e.column(),
-                plain(&e.to_string())
+                crate::messages::plain(e.to_string().split(" at line ").next().unwrap_or_default())
             ),
         )
     })
-}
-
-/// A serde message without Rust type names.
-fn plain(message: &str) -> String {
-    let message = message.split(" at line ").next().unwrap_or(message);
-    message
-        .replace("struct ", "")
-        .replace("a sequence", "a list")
-        .replace("a map", "an object")
 }
 
 impl Log {

@@ -22,4 +22,4 @@ mod verify;
 
 pub use log::{Log, LogError};
 pub use record::*;
-pub use verify::verify;
+pub use verify::{verify, verify_kept};

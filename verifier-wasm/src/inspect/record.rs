@@ -9,8 +9,17 @@ use serde_json::Value;
 use super::log::{id_text, Log, Sample, Usage};
 use crate::model::FormatVersion;
 
-/// `experiments/<name>/inspect.json`: an evaluation imported from an Inspect AI log.
+/// Where an experiment directory keeps its imported Inspect AI evaluations.
+pub const INSPECT_DIR: &str = "inspect";
+
+/// The path of evaluation `name` of directory `dir` under the records root.
+pub fn inspect_record_path(dir: &str, name: &str) -> String {
+    format!("{dir}/{INSPECT_DIR}/{name}.json")
+}
+
+/// `experiments/<dir>/inspect/<name>.json`: an evaluation imported from an Inspect AI log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ImportedEval {
     pub format_version: FormatVersion,
@@ -33,6 +42,7 @@ pub struct ImportedEval {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ImportedEvalKind {
     InspectEval,
@@ -41,6 +51,7 @@ pub enum ImportedEvalKind {
 /// Where a record came from: the tool that wrote the original and its
 /// digest, under which the original is kept in `experiments/objects/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     /// `inspect_ai`.
@@ -55,6 +66,7 @@ pub struct Source {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScorerLine {
     /// The key of the scorer's score in each sample.
@@ -70,6 +82,7 @@ pub struct ScorerLine {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SampleRecord {
     pub id: String,
@@ -98,6 +111,7 @@ pub struct SampleRecord {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRecord {
     /// As the log records it: `C`, `I`, a number, …; `null` for unscored.
@@ -108,6 +122,7 @@ pub struct ScoreRecord {
 
 /// One message of a transcript. Its text is untrusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Message {
     /// `system`, `user`, `assistant` or `tool`.
@@ -126,6 +141,7 @@ pub struct Message {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
     pub id: String,
@@ -222,22 +238,20 @@ fn sample(s: &Sample) -> SampleRecord {
     }
 }
 
-/// The scorer behind each score key: from the results, or (in a log that
-/// stopped before it had results) from the task's scorers by name.
+/// The scorer behind each score key: the results name it; a key they do
+/// not name (a log that stopped before it had results) is the task's
+/// scorer of that name.
 pub fn scorer_names(log: &Log) -> BTreeMap<String, String> {
-    match &log.results {
-        Some(r) => r
-            .scores
-            .iter()
-            .map(|s| (s.name.clone(), s.scorer.clone()))
-            .collect(),
-        None => log
-            .eval
-            .scorers
-            .iter()
-            .map(|s| (s.name.clone(), s.name.clone()))
-            .collect(),
+    let mut names: BTreeMap<String, String> = log
+        .eval
+        .scorers
+        .iter()
+        .map(|s| (s.name.clone(), s.name.clone()))
+        .collect();
+    for s in log.results.iter().flat_map(|r| &r.scores) {
+        names.insert(s.name.clone(), s.scorer.clone());
     }
+    names
 }
 
 /// The record `log` is imported as, with `source` naming the original.

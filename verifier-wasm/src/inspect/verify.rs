@@ -55,6 +55,31 @@ fn show(v: &Value) -> String {
     }
 }
 
+/// Every receipt of `record` (published as `subject`) against the kept
+/// log's bytes, `None` when the log is not kept: a log that is missing or
+/// does not read fails.
+pub fn verify_kept(subject: &str, record: &ImportedEval, log: Option<&[u8]>) -> Vec<Receipt> {
+    let Some(bytes) = log else {
+        return vec![Receipt::new(
+            subject,
+            "source.sha256",
+            &record.source.sha256,
+            "no kept log has this digest",
+            false,
+        )];
+    };
+    match Log::read(bytes) {
+        Ok(log) => verify(subject, record, &log, &crate::digest::sha256_hex(bytes)),
+        Err(e) => vec![Receipt::new(
+            subject,
+            "source",
+            &record.source.file,
+            format!("the kept log does not read: {e}"),
+            false,
+        )],
+    }
+}
+
 /// Every receipt of `record` (published as `subject`) against `log`, the
 /// kept original whose bytes have the SHA-256 `log_sha256`.
 pub fn verify(subject: &str, record: &ImportedEval, log: &Log, log_sha256: &str) -> Vec<Receipt> {
@@ -132,7 +157,7 @@ fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
         };
         for (key, score) in &s.scores {
             let Some(scorer) = names.get(key) else {
-                out.push(Receipt::new(
+                out.push(Receipt::unchecked(
                     subject,
                     format!(
                         "samples[{} epoch {}].scores[{key}]",
@@ -140,8 +165,7 @@ fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
                         s.epoch
                     ),
                     show(&score.value),
-                    "no scorer of the evaluation gives this score",
-                    false,
+                    format!("no scorer of the evaluation is named `{key}`"),
                 ));
                 continue;
             };
@@ -214,6 +238,36 @@ fn metrics(subject: &str, log: &Log) -> Vec<Receipt> {
                     .or_default()
                     .push(score.value.clone());
             }
+        }
+        let scored_at_all = log
+            .samples
+            .iter()
+            .any(|s| s.scores.contains_key(&line.name));
+        let several = by_id
+            .values()
+            .flatten()
+            .any(|v| v.is_object() || v.is_array());
+        if several || !scored_at_all {
+            let why = if several {
+                format!("`{}` gives several values per sample (a dict or a list), which the verifier does not reduce", line.name)
+            } else {
+                format!("no sample holds a score named `{}`", line.name)
+            };
+            out.push(Receipt::unchecked(
+                subject,
+                format!("{at}.reduction"),
+                &reducer_name,
+                why.clone(),
+            ));
+            for (name, recorded) in &line.metrics {
+                out.push(Receipt::unchecked(
+                    subject,
+                    format!("{at}.{name}"),
+                    show(&recorded.value),
+                    why.clone(),
+                ));
+            }
+            continue;
         }
         let reduced: BTreeMap<String, Value> = by_id
             .iter()
@@ -412,6 +466,49 @@ mod tests {
         // A model-graded judgment is shown, never recomputed.
         let receipts = receipts_of(&fixture("unscored.json"));
         assert!(!receipts.iter().any(|r| r.claim.contains("scores[judged]")));
+    }
+
+    #[test]
+    fn scores_the_verifier_cannot_reduce_are_left_unchecked_never_failed() {
+        // A custom scorer with a dict of values per sample, and a score key
+        // no scorer names: shown as could not be checked, with the reason.
+        let forged = edited("tools.json", |v| {
+            v["eval"]["scorers"]
+                .as_array_mut()
+                .expect("scorers")
+                .push(serde_json::json!({"name": "multi", "options": {}}));
+            v["results"]["scores"].as_array_mut().expect("scores").push(serde_json::json!({
+                "name": "multi", "scorer": "multi", "metrics": {"accuracy": {"name": "accuracy", "value": 0.5}}
+            }));
+            for s in v["samples"].as_array_mut().expect("samples") {
+                s["scores"]["multi"] = serde_json::json!({"value": {"a": 1, "b": 0}});
+                s["scores"]["stray"] = serde_json::json!({"value": "C"});
+            }
+        });
+        let log = Log::from_json(&forged).expect("log");
+        let receipts = verify("x/inspect.json", &derive(&log, source()), &log, "d");
+        let unchecked: Vec<String> = receipts
+            .iter()
+            .filter(|r| r.status == Status::CouldNotCheck)
+            .map(|r| format!("{}: {}", r.claim, r.recomputed))
+            .collect();
+        assert!(
+            unchecked.iter().any(
+                |u| u.starts_with("scorers[multi mean].accuracy: `multi` gives several values")
+            ),
+            "{unchecked:?}"
+        );
+        assert!(
+            unchecked
+                .iter()
+                .any(|u| u.contains("scores[stray]: no scorer of the evaluation is named `stray`")),
+            "{unchecked:?}"
+        );
+        assert!(
+            receipts.iter().all(|r| r.status != Status::Fail),
+            "{:?}",
+            failing(&receipts)
+        );
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum Scope {
     },
     /// One run of one experiment: its checks, digests and outcome.
     Run { experiment: String, run: String },
+    /// One directory of evaluations imported from Inspect AI, each checked
+    /// against its kept log.
+    Import { dir: String },
     /// One harness suite, by directory: every run's report.
     Harness { suite: String },
     /// One run of one harness suite.
@@ -179,11 +182,47 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 .map(|(l, v)| (l.dir, v.runs.iter().map(|r| &r.facts).collect())),
         ));
     }
+    imports(files, &objects, scope, &mut receipts);
     harness(files, scope, &mut receipts);
     regressions(files, &objects, scope, &mut receipts);
     BundleResult {
         tally: Tally::of(&receipts),
         receipts,
+    }
+}
+
+/// Every imported evaluation in scope (`<dir>/inspect/<name>.json`),
+/// against the log it names in `objects/`.
+fn imports(
+    files: &BTreeMap<String, Vec<u8>>,
+    objects: &BTreeMap<String, Vec<u8>>,
+    scope: &Scope,
+    out: &mut Vec<Receipt>,
+) {
+    use crate::inspect::{verify_kept, ImportedEval, INSPECT_DIR};
+    for (path, bytes) in files {
+        let Some((dir, rest)) = path.split_once('/') else {
+            continue;
+        };
+        let Some(name) = rest
+            .strip_prefix(INSPECT_DIR)
+            .and_then(|r| r.strip_prefix('/'))
+            .and_then(|r| r.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        let wanted = match scope {
+            Scope::All => true,
+            Scope::Import { dir: d } => d == dir,
+            _ => false,
+        };
+        if !wanted || name.contains('/') || files.contains_key(&format!("{dir}/experiment.json")) {
+            continue;
+        }
+        if let Some(eval) = parse::<ImportedEval>(path, bytes, out) {
+            let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
+            out.extend(verify_kept(path, &eval, log));
+        }
     }
 }
 

@@ -1,0 +1,246 @@
+//! The pages of evaluations imported from Inspect AI: one per evaluation,
+//! with its scorers' metrics beside their recomputation and every sample ×
+//! epoch with its scores and its transcript, shown as inert text.
+
+use serde::Serialize;
+
+use receipts_verifier::inspect::{ImportedEval, Message};
+use receipts_verifier::verify::Receipt;
+
+use super::{label, mark, object_href, receipt_cell, worst, Cell, ReceiptView};
+use crate::load::LoadedImport;
+
+pub fn inspect_href(dir: &str, name: &str) -> String {
+    format!("imports/{dir}/{name}.html")
+}
+
+/// Whether an evaluation ran against Inspect AI's mock model, not a real one.
+pub fn eval_simulated(eval: &ImportedEval) -> bool {
+    eval.model.starts_with("mockllm/")
+}
+
+/// An imported evaluation as the index lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalSummary {
+    pub title: String,
+    pub href: String,
+    pub task: String,
+    pub model: String,
+    pub status: String,
+    pub samples: usize,
+    pub simulated: bool,
+    /// The first scorer's first metric, with its recomputation.
+    pub headline: Option<(String, Cell)>,
+    pub receipts: usize,
+    pub verified: String,
+    pub mark: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalView {
+    pub title: String,
+    pub eval: ImportedEval,
+    pub simulated: bool,
+    pub log_href: String,
+    pub receipts: usize,
+    pub not_passing: Vec<ReceiptView>,
+    pub derived: Cell,
+    pub scorers: Vec<ScorerView>,
+    pub samples: Vec<SampleView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScorerView {
+    pub name: String,
+    pub scorer: String,
+    pub reducer: String,
+    pub deterministic: bool,
+    pub reduction: Cell,
+    pub metrics: Vec<(String, Cell)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleView {
+    pub id: String,
+    pub epoch: u32,
+    pub anchor: String,
+    pub target: String,
+    pub completion: String,
+    pub stop_reason: Option<String>,
+    pub error: Option<String>,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub scores: Vec<ScoreView>,
+    pub messages: Vec<MessageView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreView {
+    pub name: String,
+    pub value: String,
+    pub answer: Option<String>,
+    /// `pass`, `fail`, `could_not_check`, or `judgment` (not recomputed).
+    pub status: String,
+    pub mark: String,
+    pub recomputed: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MessageView {
+    pub role: String,
+    pub text: String,
+    pub reasoning: Option<String>,
+    pub tool_calls: Vec<(String, String)>,
+    pub tool_call_id: Option<String>,
+    pub error: Option<String>,
+}
+
+fn title(eval: &ImportedEval, name: &str) -> String {
+    format!("{} ({name})", eval.task)
+}
+
+fn value_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "unscored".into(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn message(m: &Message) -> MessageView {
+    MessageView {
+        role: m.role.clone(),
+        text: m.text.clone(),
+        reasoning: m.reasoning.clone(),
+        tool_calls: m
+            .tool_calls
+            .iter()
+            .map(|c| (c.function.clone(), c.arguments.to_string()))
+            .collect(),
+        tool_call_id: m.tool_call_id.clone(),
+        error: m.error.clone(),
+    }
+}
+
+/// The index's line for each evaluation of `loaded`.
+pub fn eval_summaries(loaded: &LoadedImport, verified: &[Vec<Receipt>]) -> Vec<EvalSummary> {
+    loaded
+        .evals
+        .iter()
+        .zip(verified)
+        .map(|((name, eval), receipts)| {
+            let status = worst(receipts);
+            EvalSummary {
+                title: title(eval, name),
+                href: inspect_href(&loaded.dir, name),
+                task: eval.task.clone(),
+                model: eval.model.clone(),
+                status: eval.status.clone(),
+                samples: eval.samples.len(),
+                simulated: eval_simulated(eval),
+                headline: eval.scorers.first().and_then(|s| {
+                    let metric = s.metrics.keys().next()?;
+                    let claim = format!("scorers[{} {}].{metric}", s.name, s.reducer);
+                    Some((
+                        format!("{} {metric}", s.name),
+                        receipt_cell(receipts, &claim),
+                    ))
+                }),
+                receipts: receipts.len(),
+                verified: label(&status),
+                mark: mark(status).to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The page of evaluation `name` of `loaded`.
+pub fn eval_view(name: &str, eval: &ImportedEval, receipts: &[Receipt]) -> EvalView {
+    let scorers = eval
+        .scorers
+        .iter()
+        .map(|s| {
+            let at = format!("scorers[{} {}]", s.name, s.reducer);
+            ScorerView {
+                name: s.name.clone(),
+                scorer: s.scorer.clone(),
+                reducer: s.reducer.clone(),
+                deterministic: s.deterministic,
+                reduction: receipt_cell(receipts, &format!("{at}.reduction")),
+                metrics: s
+                    .metrics
+                    .keys()
+                    .map(|m| (m.clone(), receipt_cell(receipts, &format!("{at}.{m}"))))
+                    .collect(),
+            }
+        })
+        .collect();
+    let samples = eval
+        .samples
+        .iter()
+        .map(|s| {
+            let scores = s
+                .scores
+                .iter()
+                .map(|(key, score)| {
+                    let claim = format!("samples[{} epoch {}].scores[{key}]", s.id, s.epoch);
+                    let (status, mark, recomputed) =
+                        match receipts.iter().find(|r| r.claim == claim) {
+                            Some(r) => (
+                                label(&r.status),
+                                super::mark(r.status).to_string(),
+                                r.recomputed.clone(),
+                            ),
+                            None => (
+                                "judgment".to_string(),
+                                String::new(),
+                                "a recorded judgment, not recomputed".to_string(),
+                            ),
+                        };
+                    ScoreView {
+                        name: key.clone(),
+                        value: value_text(&score.value),
+                        answer: score.answer.clone(),
+                        status,
+                        mark,
+                        recomputed,
+                    }
+                })
+                .collect();
+            SampleView {
+                id: s.id.clone(),
+                epoch: s.epoch,
+                anchor: format!(
+                    "sample-{}-epoch-{}",
+                    s.id.chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                        .collect::<String>(),
+                    s.epoch
+                ),
+                target: s.target.join(" | "),
+                completion: s.completion.clone(),
+                stop_reason: s.stop_reason.clone(),
+                error: s.error.clone(),
+                input_tokens: s.usage.map(|u| u.input_tokens),
+                output_tokens: s.usage.map(|u| u.output_tokens),
+                scores,
+                messages: s.messages.iter().map(message).collect(),
+            }
+        })
+        .collect();
+    EvalView {
+        title: title(eval, name),
+        eval: eval.clone(),
+        simulated: eval_simulated(eval),
+        log_href: object_href(&eval.source.sha256),
+        receipts: receipts.len(),
+        not_passing: receipts
+            .iter()
+            .filter(|r| r.status != receipts_verifier::verify::Status::Pass)
+            .map(ReceiptView::from)
+            .collect(),
+        derived: receipt_cell(receipts, "derived from the log"),
+        scorers,
+        samples,
+    }
+}

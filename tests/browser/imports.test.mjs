@@ -1,0 +1,62 @@
+// An evaluation imported from Inspect AI, in Chromium: its page verifies
+// its own receipts against the kept log (the record, every recomputed
+// score, reduction and metric), as many as natively; a score flipped in the
+// published record fails by name; and one byte of the kept log changed
+// fails its digest.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { isManifestFailure, launch, verifyAt } from "./browser.mjs";
+import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
+
+const PAGE = "imports/I01/scorers.html";
+const RECORD = "data/I01/inspect/scorers.json";
+let browser;
+let site;
+
+before(async () => {
+  site = buildSample();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test("an imported evaluation's page verifies every receipt natively recomputed", async () => {
+  const { result, problems } = await verifyAt(browser, site, PAGE);
+  assert.deepEqual(problems, []);
+  assert.equal(result.status, "verified", result.text);
+  assert.equal(result.failed, 0);
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const imported = native.receipts.filter((r) => r.subject.startsWith("I01/inspect/"));
+  assert.ok(imported.length > 90, `${imported.length} imported receipts`);
+  const html = readFileSync(join(site, PAGE), "utf8");
+  const files = html.match(/data-files="([^"]*)"/)[1].split(" ");
+  // data/SHA256SUMS in SHA256SUMS, one digest per file fetched (the
+  // records and the kept logs), the root digest the footer shows, the
+  // record digest the page pins, and every recomputed receipt.
+  assert.equal(result.checked, 1 + files.length + 1 + 1 + imported.length);
+});
+
+test("a score flipped in the published record, or a byte of the kept log, fails", async () => {
+  const copy = copySite(site);
+  const file = join(copy, RECORD);
+  const record = JSON.parse(readFileSync(file, "utf8"));
+  const sample = record.samples.find((s) => s.scores.match.value === "I");
+  sample.scores.match.value = "C";
+  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+  let { result } = await verifyAt(browser, copy, PAGE);
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.some((f) => f.includes("I01/inspect/scorers.json: derived from the log")), result.failures.join("\n"));
+
+  const other = copySite(site);
+  const log = record.source.sha256;
+  flipAByte(join(other, "data/objects", log));
+  ({ result } = await verifyAt(browser, other, PAGE));
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.filter(isManifestFailure).some((f) => f.startsWith(`data/objects/${log} | `)), result.failures.join("\n"));
+  assert.ok(result.failures.some((f) => f.includes("I01/inspect/scorers.json: source")), result.failures.join("\n"));
+});
