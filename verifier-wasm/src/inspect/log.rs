@@ -37,6 +37,15 @@ pub struct Eval {
     pub scorers: Vec<ScorerSpec>,
     #[serde(default)]
     pub packages: BTreeMap<String, String>,
+    #[serde(default)]
+    pub dataset: Option<Dataset>,
+}
+
+/// The dataset the evaluation ran: which samples it holds.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Dataset {
+    #[serde(default)]
+    pub sample_ids: Option<Vec<Value>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -56,6 +65,10 @@ pub struct ScorerSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Results {
+    #[serde(default)]
+    pub total_samples: Option<u64>,
+    #[serde(default)]
+    pub completed_samples: Option<u64>,
     #[serde(default)]
     pub scores: Vec<EvalScore>,
 }
@@ -131,6 +144,8 @@ pub struct Output {
 pub struct OutputChoice {
     #[serde(default)]
     pub stop_reason: Option<String>,
+    #[serde(default)]
+    pub message: Value,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]

@@ -150,7 +150,7 @@ pub struct ToolCall {
 }
 
 /// The text of a message's content: a string, or the text parts of a list.
-fn content_text(content: &Value, kind: &str) -> String {
+pub(super) fn content_text(content: &Value, kind: &str) -> String {
     match content {
         Value::String(s) if kind == "text" => s.clone(),
         Value::Array(parts) => parts

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::log::{id_text, Log};
-use super::record::{derive, scorer_names, ImportedEval};
+use super::record::{content_text, derive, scorer_names, ImportedEval};
 use super::reduce::{metric, to_float, Reducer};
 use super::scorers::{recompute, Recompute, Subject};
 use crate::verify::Receipt;
@@ -111,9 +111,149 @@ pub fn verify(subject: &str, record: &ImportedEval, log: &Log, log_sha256: &str)
             false,
         ),
     });
+    out.extend(completeness(subject, log));
+    out.extend(outputs(subject, log));
+    out.extend(scorers_named(subject, log));
     out.extend(scores(subject, log));
     out.extend(metrics(subject, log));
     out
+}
+
+/// Every sample of the dataset, in every epoch, is in the log, and no
+/// other, when the evaluation finished successfully; the results count them as the
+/// samples do. A sample dropped from a finished log fails here, whatever
+/// its reductions and metrics were rewritten to.
+fn completeness(subject: &str, log: &Log) -> Vec<Receipt> {
+    let claim = "samples";
+    let held: std::collections::BTreeSet<(String, u32)> = log
+        .samples
+        .iter()
+        .map(|s| (id_text(&s.id), s.epoch))
+        .collect();
+    let recorded = format!("{} samples × epochs", log.samples.len());
+    // A log that stopped (`error`, `cancelled`, `started`) says so on its
+    // page and claims no complete set of samples.
+    if log.status != "success" {
+        return Vec::new();
+    }
+    let Some(ids) = log
+        .eval
+        .dataset
+        .as_ref()
+        .and_then(|d| d.sample_ids.as_ref())
+    else {
+        return vec![Receipt::unchecked(
+            subject,
+            claim,
+            recorded,
+            "the log does not list its dataset's sample ids",
+        )];
+    };
+    let epochs = log.eval.config.epochs.unwrap_or(1);
+    let expected: std::collections::BTreeSet<(String, u32)> = ids
+        .iter()
+        .flat_map(|id| (1..=epochs).map(move |e| (id_text(id), e)))
+        .collect();
+    let problem = if let Some((id, e)) = expected.difference(&held).next() {
+        Some(format!(
+            "the dataset names sample {id}, epoch {e}, which the log does not hold"
+        ))
+    } else if let Some((id, e)) = held.difference(&expected).next() {
+        Some(format!("sample {id}, epoch {e} is not in the dataset"))
+    } else {
+        let completed = log.samples.iter().filter(|s| s.error.is_none()).count() as u64;
+        match log.results.as_ref() {
+            Some(r) if r.total_samples.is_some_and(|t| t != held.len() as u64) => Some(format!(
+                "the results count {} samples × epochs; the log holds {}",
+                r.total_samples.unwrap_or_default(),
+                held.len()
+            )),
+            Some(r) if r.completed_samples.is_some_and(|c| c != completed) => Some(format!(
+                "the results count {} completed; {completed} finished without an error",
+                r.completed_samples.unwrap_or_default()
+            )),
+            _ => None,
+        }
+    };
+    vec![match problem {
+        None => Receipt::new(
+            subject,
+            claim,
+            recorded,
+            format!(
+                "every one of the dataset's {} samples in each of {epochs} epochs",
+                ids.len()
+            ),
+            true,
+        ),
+        Some(why) => Receipt::new(subject, claim, recorded, why, false),
+    }]
+}
+
+/// Each sample's output is the last message of its transcript: an output
+/// edited to agree with a rewritten score, and not the transcript, fails.
+fn outputs(subject: &str, log: &Log) -> Vec<Receipt> {
+    let mut out = Vec::new();
+    for s in &log.samples {
+        let Some(choice) = s.output.as_ref().and_then(|o| o.choices.first()) else {
+            continue;
+        };
+        let claim = format!("samples[{} epoch {}].output", id_text(&s.id), s.epoch);
+        let chosen = content_text(&choice.message["content"], "text");
+        let last = s
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "assistant")
+            .map(|m| content_text(&m["content"], "text"));
+        let completion = s.completion();
+        let problem = if chosen != completion {
+            Some(format!("the output's message reads {chosen:?}"))
+        } else if last.as_deref() != Some(completion) {
+            Some(format!(
+                "the transcript's last assistant message reads {}",
+                last.map_or("nothing".into(), |l| format!("{l:?}"))
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = problem {
+            out.push(Receipt::new(
+                subject,
+                claim,
+                format!("{completion:?}"),
+                why,
+                false,
+            ));
+        }
+    }
+    out
+}
+
+/// Each scorer the results name is one the task ran: a deterministic
+/// scorer relabelled as a judge's, to escape recomputation, fails.
+fn scorers_named(subject: &str, log: &Log) -> Vec<Receipt> {
+    use super::scorers::base_name;
+    let ran: Vec<&str> = log
+        .eval
+        .scorers
+        .iter()
+        .map(|s| base_name(&s.name))
+        .collect();
+    log.results
+        .iter()
+        .flat_map(|r| &r.scores)
+        .filter(|line| !ran.contains(&base_name(&line.scorer)))
+        .map(|line| {
+            Receipt::new(
+                subject,
+                format!("scorers[{}].scorer", line.name),
+                &line.scorer,
+                format!("the task ran {}", ran.join(", ")),
+                false,
+            )
+        })
+        .collect()
 }
 
 /// The value at a dotted path of [`first_difference`], as JSON text.
@@ -466,6 +606,73 @@ mod tests {
         // A model-graded judgment is shown, never recomputed.
         let receipts = receipts_of(&fixture("unscored.json"));
         assert!(!receipts.iter().any(|r| r.claim.contains("scores[judged]")));
+    }
+
+    #[test]
+    fn a_consistently_dropped_sample_an_edited_output_or_a_relabelled_scorer_fails() {
+        // The inconvenient sample dropped, and every reduction and metric
+        // rewritten from the samples that are left: only the dataset's
+        // list of samples tells.
+        let dropped = edited("tools.json", |v| {
+            v["samples"]
+                .as_array_mut()
+                .expect("samples")
+                .retain(|s| s["scores"]["includes"]["value"] != "I");
+        });
+        let log = Log::from_json(&dropped).expect("log");
+        let mut consistent: Value = serde_json::from_slice(&dropped).expect("json");
+        let kept = log.samples.len();
+        consistent["reductions"][0]["samples"]
+            .as_array_mut()
+            .expect("reduced")
+            .retain(|r| log.samples.iter().any(|s| s.id == r["sample_id"]));
+        let metrics = &mut consistent["results"]["scores"][0]["metrics"];
+        metrics["accuracy"]["value"] = 1.0.into();
+        metrics["stderr"]["value"] = 0.0.into();
+        consistent["results"]["total_samples"] = kept.into();
+        consistent["results"]["completed_samples"] = kept.into();
+        let f = failing(&receipts_of(
+            &serde_json::to_vec(&consistent).expect("json"),
+        ));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].starts_with(
+                "samples: 1 samples × epochs | the dataset names sample add-2, epoch 1"
+            ),
+            "{f:?}"
+        );
+
+        // The output rewritten to agree with a flipped score, the transcript left as it was.
+        let forged = edited("tools.json", |v| {
+            let s = v["samples"]
+                .as_array_mut()
+                .expect("samples")
+                .iter_mut()
+                .find(|s| s["scores"]["includes"]["value"] == "I")
+                .expect("an incorrect sample");
+            let target = s["target"].as_str().expect("target").to_string();
+            s["output"]["completion"] = format!("The sum is {target}.").into();
+            s["output"]["choices"][0]["message"]["content"] =
+                format!("The sum is {target}.").into();
+            s["scores"]["includes"]["value"] = "C".into();
+        });
+        let f = failing(&receipts_of(&forged));
+        assert!(
+            f.iter().any(|l| l.contains("].output: ")
+                && l.contains("the transcript's last assistant message reads")),
+            "{f:?}"
+        );
+
+        // A deterministic scorer relabelled as a judge's, to escape recomputation.
+        let forged = edited("tools.json", |v| {
+            v["results"]["scores"][0]["scorer"] = "model_graded_qa".into();
+        });
+        let f = failing(&receipts_of(&forged));
+        assert!(
+            f.iter().any(|l| l
+                .starts_with("scorers[includes].scorer: model_graded_qa | the task ran includes")),
+            "{f:?}"
+        );
     }
 
     #[test]
