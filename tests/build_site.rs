@@ -240,6 +240,34 @@ fn json_schemas_in_docs_are_current() {
     );
 }
 
+/// Rewrites each run record of `experiment` in `root` with `f`; returns how
+/// many it changed.
+fn rewrite_runs(root: &std::path::Path, experiment: &str, f: impl Fn(&str) -> String) -> usize {
+    let runs = root.join(format!("experiments/{experiment}/runs"));
+    let mut changed = 0;
+    for entry in fs::read_dir(&runs).expect("runs") {
+        let path = entry.expect("entry").path();
+        let text = fs::read_to_string(&path).expect("run");
+        let new = f(&text);
+        if new != text {
+            changed += 1;
+            fs::write(&path, new).expect("write");
+        }
+    }
+    changed
+}
+
+/// Builds `root` with `--strict`, which must pass.
+fn builds_strict(root: &std::path::Path, what: &str) {
+    let out = common::receipts(root, &["build", "--strict"]);
+    assert!(
+        out.status.success(),
+        "{what}: {}{}",
+        common::stdout(&out),
+        common::stderr(&out)
+    );
+}
+
 /// Every timestamp under `value` written at offset +02:00 (the same instant).
 fn at_plus_two(value: &mut serde_json::Value) {
     use receipts_verifier::time::{format, parse, UnixMillis};
@@ -261,24 +289,19 @@ fn timestamps_with_offsets_are_read_as_their_instants() {
     // Every run of E01 rewritten with its times at +02:00: the same
     // instants, so every receipt and figure is what it was.
     let dir = common::sample_copy();
-    let runs = dir.path().join("experiments/E01/runs");
-    let mut rewritten = 0;
-    for entry in fs::read_dir(&runs).expect("runs") {
-        let path = entry.expect("entry").path();
-        common::edit_json(&path, at_plus_two);
-        rewritten += 1;
-    }
+    let rewritten = rewrite_runs(dir.path(), "E01", |text| {
+        let mut run: serde_json::Value = serde_json::from_str(text).expect("json");
+        at_plus_two(&mut run);
+        serde_json::to_string_pretty(&run).expect("json")
+    });
     assert!(rewritten > 50);
-    let text =
-        fs::read_to_string(runs.join("E01-release-brief-careful-s1-ladder.json")).expect("run");
+    let text = fs::read_to_string(
+        dir.path()
+            .join("experiments/E01/runs/E01-release-brief-careful-s1-ladder.json"),
+    )
+    .expect("run");
     assert!(text.contains("+02:00\""), "rewritten");
-    let out = common::receipts(dir.path(), &["build", "--strict"]);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        common::stdout(&out),
-        common::stderr(&out)
-    );
+    builds_strict(dir.path(), "offsets");
     let page = fs::read_to_string(
         dir.path()
             .join("site/runs/E01-release-brief-careful-s1-ladder.html"),
@@ -296,33 +319,18 @@ fn finish_reasons_are_kept_as_the_provider_sent_them() {
     // for `length`. The truncations are the same, so every figure is too,
     // and the run page shows the words as sent.
     let dir = common::sample_copy();
-    let runs = dir.path().join("experiments/E02/runs");
-    let mut renamed = 0;
-    for entry in fs::read_dir(&runs).expect("runs") {
-        let path = entry.expect("entry").path();
-        let text = fs::read_to_string(&path).expect("run");
-        let new = text
-            .replace(
-                "\"finish_reason\": \"stop\"",
-                "\"finish_reason\": \"end_turn\"",
-            )
-            .replace(
-                "\"finish_reason\": \"length\"",
-                "\"finish_reason\": \"max_tokens\"",
-            );
-        if new != text {
-            renamed += 1;
-            fs::write(&path, new).expect("write");
-        }
-    }
+    let renamed = rewrite_runs(dir.path(), "E02", |text| {
+        text.replace(
+            "\"finish_reason\": \"stop\"",
+            "\"finish_reason\": \"end_turn\"",
+        )
+        .replace(
+            "\"finish_reason\": \"length\"",
+            "\"finish_reason\": \"max_tokens\"",
+        )
+    });
     assert!(renamed > 10);
-    let out = common::receipts(dir.path(), &["build", "--strict"]);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        common::stdout(&out),
-        common::stderr(&out)
-    );
+    builds_strict(dir.path(), "provider words");
     let page = fs::read_to_string(
         dir.path()
             .join("site/runs/E02-release-brief-careful-s2-ladder.html"),
@@ -343,28 +351,14 @@ fn a_truncation_spelled_otherwise_or_worded_as_a_stop_is_still_counted() {
     // the summary's truncation figures still hold and a lowered one fails.
     for word in ["Length", "max-tokens", "MAX OUTPUT TOKENS", "stop"] {
         let dir = common::sample_copy();
-        let runs = dir.path().join("experiments/E02/runs");
-        let mut renamed = 0;
-        for entry in fs::read_dir(&runs).expect("runs") {
-            let path = entry.expect("entry").path();
-            let text = fs::read_to_string(&path).expect("run");
-            let new = text.replace(
+        let renamed = rewrite_runs(dir.path(), "E02", |text| {
+            text.replace(
                 "\"finish_reason\": \"length\"",
                 &format!("\"finish_reason\": \"{word}\""),
-            );
-            if new != text {
-                renamed += 1;
-                fs::write(&path, new).expect("write");
-            }
-        }
+            )
+        });
         assert!(renamed > 0, "{word}: the sample truncates");
-        let out = common::receipts(dir.path(), &["build", "--strict"]);
-        assert!(
-            out.status.success(),
-            "{word}: {}{}",
-            common::stdout(&out),
-            common::stderr(&out)
-        );
+        builds_strict(dir.path(), word);
         common::edit_json(&dir.path().join("experiments/E02/summary.json"), |s| {
             let ladder = &mut s["primary"]["policies"][0];
             assert_eq!(ladder["policy"], "ladder");
