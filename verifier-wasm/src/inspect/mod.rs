@@ -13,6 +13,7 @@
 //! shown, counted in the metrics, never recomputed.
 
 mod archive;
+mod choice;
 pub mod log;
 mod record;
 pub mod reduce;
