@@ -60,7 +60,7 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
         files.push(receipts_verifier::model::STUDY_FILE.to_string());
     }
     for i in &corpus.imports {
-        files.extend(i.evals.iter().map(|(name, _)| i.record_path(name)));
+        files.extend(i.record_paths());
     }
     for s in &corpus.harness {
         files.push(s.suite_path());

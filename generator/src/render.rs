@@ -36,6 +36,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "inspect.html",
         include_str!("../../site-templates/inspect.html"),
     ),
+    ("otel.html", include_str!("../../site-templates/otel.html")),
     (
         "harness.html",
         include_str!("../../site-templates/harness.html"),

@@ -20,13 +20,27 @@ use crate::error::BuildError;
 use crate::load::{read_run, Corpus, LoadedExperiment, DOCS_DIR};
 use crate::validate;
 
+/// The receipts of one directory of imported runs: one list per
+/// evaluation, one per trace export, in the directory's order.
+#[derive(Debug, Default)]
+pub struct ImportReceipts {
+    pub evals: Vec<Vec<Receipt>>,
+    pub traces: Vec<Vec<Receipt>>,
+}
+
+impl ImportReceipts {
+    pub fn all(&self) -> impl Iterator<Item = &Receipt> {
+        self.evals.iter().chain(&self.traces).flatten()
+    }
+}
+
 /// The verification of every experiment of a corpus, in corpus order.
 pub struct Verified {
     pub experiments: Vec<ExperimentVerification>,
     /// The study's: its named figures' and its memos' receipts.
     pub study: StudyVerification,
     /// Each imported evaluation's receipts, by directory then evaluation, in corpus order.
-    pub imports: Vec<Vec<Vec<Receipt>>>,
+    pub imports: Vec<ImportReceipts>,
     /// Each harness suite's, in corpus order; every receipt is kept.
     pub harness: Vec<SuiteVerification>,
     /// Each regression suite's, in corpus order; every receipt is kept.
@@ -44,7 +58,7 @@ impl Verified {
             .receipts
             .iter()
             .chain(self.experiments.iter().flat_map(|e| e.all_receipts()))
-            .chain(self.imports.iter().flatten().flatten())
+            .chain(self.imports.iter().flat_map(ImportReceipts::all))
             .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
             .chain(self.regressions.iter().flat_map(|s| s.all_receipts()))
     }
@@ -239,11 +253,11 @@ where
             )
         })
         .collect();
-    let imports: Vec<Vec<Vec<Receipt>>> = corpus
+    let imports: Vec<ImportReceipts> = corpus
         .imports
         .iter()
-        .map(|loaded| {
-            loaded
+        .map(|loaded| ImportReceipts {
+            evals: loaded
                 .evals
                 .par_iter()
                 .map(|(name, eval)| {
@@ -251,12 +265,21 @@ where
                     let log = corpus.objects.get(&eval.source.sha256).map(Vec::as_slice);
                     receipts_verifier::inspect::verify_kept(&subject, eval, log)
                 })
-                .collect()
+                .collect(),
+            traces: loaded
+                .traces
+                .par_iter()
+                .map(|(name, traces)| {
+                    let kept = |sha: &str| corpus.objects.get(sha).cloned();
+                    receipts_verifier::otel::verify_kept(&loaded.traces_path(name), traces, &kept)
+                })
+                .collect(),
         })
         .collect();
-    for receipts in imports.iter().flatten() {
-        tally = sum(tally, Tally::of(receipts));
-    }
+    tally = sum(
+        tally,
+        Tally::of(imports.iter().flat_map(ImportReceipts::all)),
+    );
     for suite in &harness {
         tally = sum(tally, Tally::of(suite.all_receipts()));
     }

@@ -60,3 +60,32 @@ test("a score flipped in the published record, or a byte of the kept log, fails"
   assert.ok(result.failures.filter(isManifestFailure).some((f) => f.startsWith(`data/objects/${log} | `)), result.failures.join("\n"));
   assert.ok(result.failures.some((f) => f.includes("I01/inspect/scorers.json: source")), result.failures.join("\n"));
 });
+
+const TRACES_PAGE = "imports/I02/otel/agent.otlp.html";
+const TRACES_RECORD = "data/I02/otel/agent.otlp.json";
+
+test("an imported trace export's page verifies every receipt natively recomputed", async () => {
+  const { result, problems } = await verifyAt(browser, site, TRACES_PAGE);
+  assert.deepEqual(problems, []);
+  assert.equal(result.status, "verified", result.text);
+  assert.equal(result.failed, 0);
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const imported = native.receipts.filter((r) => r.subject.startsWith("I02/otel/"));
+  assert.ok(imported.length >= 20, `${imported.length} imported receipts`);
+  const html = readFileSync(join(site, TRACES_PAGE), "utf8");
+  const files = html.match(/data-files="([^"]*)"/)[1].split(" ");
+  // The record, the trace export and the log export.
+  assert.equal(files.length, 3, files.join(" "));
+  assert.equal(result.checked, 1 + files.length + 1 + 1 + imported.length);
+});
+
+test("a run's tokens edited in the published traces record fail by name", async () => {
+  const copy = copySite(site);
+  const file = join(copy, TRACES_RECORD);
+  const record = JSON.parse(readFileSync(file, "utf8"));
+  record.runs[0].usage.input_tokens -= 100;
+  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+  const { result } = await verifyAt(browser, copy, TRACES_PAGE);
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.some((f) => f.includes("I02/otel/agent.otlp.json: derived from the export")), result.failures.join("\n"));
+});

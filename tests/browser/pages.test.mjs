@@ -30,6 +30,8 @@ const PAGES = {
   "harness-run": "harness/H01/H01-sim-agent-careful-s2.html",
   regressions: "regressions/R01.html",
   "skill-edit": "regressions/R01/R01-edit-09-reporting.html",
+  inspect: "imports/I01/tools.html",
+  otel: "imports/I02/otel/agent.otlp.html",
 };
 
 let browser, server, site;

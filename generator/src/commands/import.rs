@@ -1,20 +1,23 @@
-//! `receipts import inspect LOG... --into experiments/NAME`: Inspect AI
-//! logs brought in as receipts. Each original log is kept byte for byte in
-//! `experiments/objects/<sha256>`, and the record derived from it is
-//! written to `NAME/inspect/<log>.json`; every receipt of the import is
-//! then recomputed from the kept log and tallied. Nothing is written
-//! unless every log reads.
+//! `receipts import inspect LOG... --into experiments/NAME` and
+//! `receipts import otel EXPORT... --into experiments/NAME`: Inspect AI
+//! logs and OpenTelemetry exports brought in as receipts. Each original
+//! is kept byte for byte in `experiments/objects/<sha256>`, and the
+//! record derived from it is written to `NAME/inspect/<log>.json` or
+//! `NAME/otel/<export>.json`; every receipt of the import is then
+//! recomputed from the kept original and tallied. Nothing is written
+//! unless every file reads.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use receipts_verifier::inspect::{verify, INSPECT_DIR};
-use receipts_verifier::verify::{Status, Tally};
+use receipts_verifier::inspect::INSPECT_DIR;
+use receipts_verifier::otel::OTEL_DIR;
+use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use super::Failure;
 use crate::error::EXIT_INPUT;
-use crate::import::Prepared;
+use crate::import::{OtelFile, Prepared};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,6 +39,29 @@ pub enum From {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// OpenTelemetry exports in OTLP/JSON: trace exports (one record each,
+    /// one run per trace) and the log exports whose GenAI events carry
+    /// their messages.
+    Otel {
+        /// The exports to import, traces and logs, in any order.
+        #[arg(required = true)]
+        exports: Vec<PathBuf>,
+        /// The experiment directory to write into, e.g. experiments/agent.
+        #[arg(long)]
+        into: PathBuf,
+        /// Print nothing but failures.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+}
+
+/// One record written, with its receipts, for the tally.
+struct Written {
+    from: String,
+    target: PathBuf,
+    /// What the record holds, e.g. "300 samples × epochs".
+    holds: String,
+    receipts: Vec<Receipt>,
 }
 
 fn input_error(file: &Path, message: impl std::fmt::Display) -> Failure {
@@ -61,32 +87,89 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let From::Inspect { logs, into, quiet } = args.from;
+    let (quiet, written) = match args.from {
+        From::Inspect { logs, into, quiet } => (quiet, inspect(&logs, &into)?),
+        From::Otel {
+            exports,
+            into,
+            quiet,
+        } => (quiet, otel(&exports, &into)?),
+    };
+    let mut failed = false;
+    for w in &written {
+        let tally = Tally::of(&w.receipts);
+        for r in w.receipts.iter().filter(|r| r.status != Status::Pass) {
+            println!(
+                "{:?} {}: {}: recorded {}; recomputed {}",
+                r.status, r.subject, r.claim, r.recorded, r.recomputed
+            );
+        }
+        failed |= tally.fail > 0;
+        if !quiet {
+            println!(
+                "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
+                w.from,
+                w.target.display(),
+                w.holds,
+                tally.total(),
+                tally.pass,
+                tally.fail,
+                tally.could_not_check
+            );
+        }
+    }
+    if failed {
+        return Err(Failure {
+            message: "the imported original does not hold up against itself (listed above)".into(),
+            code: 1,
+        });
+    }
+    Ok(())
+}
+
+/// Where the originals are kept beside `into`, which must not hold an experiment.
+fn objects_beside(into: &Path) -> Result<PathBuf, Failure> {
     let objects = into
         .parent()
         .map(|p| p.join(crate::load::OBJECTS_DIR))
         .ok_or_else(|| {
             input_error(
-                &into,
+                into,
                 "--into names an experiment directory, e.g. experiments/NAME",
             )
         })?;
     if into.join("experiment.json").exists() {
         return Err(input_error(
-            &into,
+            into,
             "holds an experiment (experiment.json); import into a directory of its own",
         ));
     }
+    Ok(objects)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Keeps `bytes` under its digest in `objects`, once.
+fn keep(objects: &Path, sha256: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    let object = objects.join(sha256);
+    if !object.is_file() {
+        write_atomically(&object, bytes)?;
+    }
+    Ok(())
+}
+
+fn inspect(logs: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
+    let objects = objects_beside(into)?;
     // Read and derive everything first: a bad log writes nothing.
     let mut imports: BTreeMap<String, (PathBuf, Vec<u8>, Prepared)> = BTreeMap::new();
-    for path in &logs {
+    for path in logs {
         let bytes = std::fs::read(path).map_err(|e| input_error(path, e))?;
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let prepared =
-            crate::import::inspect(&file_name, &bytes).map_err(|e| input_error(path, e))?;
+            crate::import::inspect(&file_name(path), &bytes).map_err(|e| input_error(path, e))?;
         if imports.contains_key(&prepared.name) {
             return Err(input_error(
                 path,
@@ -98,50 +181,85 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         imports.insert(prepared.name.clone(), (path.clone(), bytes, prepared));
     }
-    let mut failed = false;
+    let mut written = Vec::new();
     for (path, bytes, prepared) in imports.values() {
-        let object = objects.join(&prepared.record.source.sha256);
-        if !object.is_file() {
-            write_atomically(&object, bytes)?;
-        }
+        keep(&objects, &prepared.record.source.sha256, bytes)?;
         let target = into
             .join(INSPECT_DIR)
             .join(format!("{}.json", prepared.name));
         write_atomically(&target, &prepared.record_bytes())?;
-        let subject = target.display().to_string();
-        let receipts = verify(
-            &subject,
+        let receipts = receipts_verifier::inspect::verify(
+            &target.display().to_string(),
             &prepared.record,
             &prepared.log,
             &prepared.record.source.sha256,
         );
-        let tally = Tally::of(&receipts);
-        for r in receipts.iter().filter(|r| r.status != Status::Pass) {
-            println!(
-                "{:?} {}: {}: recorded {}; recomputed {}",
-                r.status, r.subject, r.claim, r.recorded, r.recomputed
-            );
-        }
-        failed |= tally.fail > 0;
-        if !quiet {
-            println!(
-                "imported {} as {}: {} samples × epochs; {} receipts, {} pass, {} fail, {} could not be checked",
-                path.display(),
-                target.display(),
-                prepared.record.samples.len(),
-                tally.total(),
-                tally.pass,
-                tally.fail,
-                tally.could_not_check
-            );
-        }
-    }
-    if failed {
-        return Err(Failure {
-            message: "the imported log's own scores or metrics do not recompute (listed above)"
-                .into(),
-            code: 1,
+        written.push(Written {
+            from: path.display().to_string(),
+            target,
+            holds: format!("{} samples × epochs", prepared.record.samples.len()),
+            receipts,
         });
     }
-    Ok(())
+    Ok(written)
+}
+
+fn otel(exports: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
+    let objects = objects_beside(into)?;
+    // Read and pair everything first: a bad export writes nothing.
+    let mut files = Vec::new();
+    for path in exports {
+        let bytes = std::fs::read(path).map_err(|e| input_error(path, e))?;
+        files.push(OtelFile::read(&file_name(path), bytes).map_err(|e| input_error(path, e))?);
+    }
+    let by_name: BTreeMap<&str, &PathBuf> = files
+        .iter()
+        .zip(exports)
+        .map(|(f, p)| (f.file_name.as_str(), p))
+        .collect();
+    let prepared = crate::import::otel_all(&files)
+        .map_err(|(name, message)| input_error(by_name[name.as_str()], message))?;
+    let mut names = std::collections::BTreeSet::new();
+    for p in &prepared {
+        if !names.insert(&p.name) {
+            return Err(input_error(
+                by_name[p.traces.file_name.as_str()],
+                format!(
+                    "another export given would also be written as otel/{}.json; rename one",
+                    p.name
+                ),
+            ));
+        }
+    }
+    let mut written = Vec::new();
+    for p in &prepared {
+        keep(&objects, &p.record.source.sha256, &p.traces.bytes)?;
+        for (file, source) in p.events.iter().zip(&p.record.events) {
+            keep(&objects, &source.sha256, &file.bytes)?;
+        }
+        let target = into.join(OTEL_DIR).join(format!("{}.json", p.name));
+        write_atomically(&target, &p.record_bytes())?;
+        let events: Vec<_> = p.events.iter().map(|e| &e.export).collect();
+        let receipts = receipts_verifier::otel::verify(
+            &target.display().to_string(),
+            &p.record,
+            &p.traces.export,
+            &events,
+        );
+        let calls: usize = p.record.runs.iter().map(|r| r.calls.len()).sum();
+        let mut from = by_name[p.traces.file_name.as_str()].display().to_string();
+        for e in &p.events {
+            from.push_str(&format!(
+                " with {}",
+                by_name[e.file_name.as_str()].display()
+            ));
+        }
+        written.push(Written {
+            from,
+            target,
+            holds: format!("{} runs, {} model calls", p.record.runs.len(), calls),
+            receipts,
+        });
+    }
+    Ok(written)
 }

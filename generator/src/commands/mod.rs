@@ -36,7 +36,7 @@ pub enum Command {
     Verify(verify::Args),
     /// Write the standalone verifier: a page that checks a site without running its code.
     Verifier(verifier::Args),
-    /// Import runs recorded by another tool (Inspect AI logs), kept by digest and verified.
+    /// Import runs recorded by another tool (Inspect AI logs, OpenTelemetry traces), kept by digest and verified.
     Import(import::Args),
     /// Export one run as a self-contained report file.
     Export(export::Args),

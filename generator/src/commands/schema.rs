@@ -31,6 +31,7 @@ pub enum Kind {
     SkillEdit,
     RegressionBenchmark,
     InspectEval,
+    OtelTraces,
 }
 
 #[derive(Debug, clap::Args)]
@@ -61,6 +62,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::SkillEdit,
         Kind::RegressionBenchmark,
         Kind::InspectEval,
+        Kind::OtelTraces,
     ]
     .into_iter()
     .map(|k| (name(k), schema(k)))
@@ -85,6 +87,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::SkillEdit => "skill-edit",
         Kind::RegressionBenchmark => "regression-benchmark",
         Kind::InspectEval => "inspect-eval",
+        Kind::OtelTraces => "otel-traces",
     }
 }
 
@@ -106,6 +109,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::SkillEdit => schema_for!(SkillEdit),
         Kind::RegressionBenchmark => schema_for!(RegressionBenchmark),
         Kind::InspectEval => schema_for!(receipts_verifier::inspect::ImportedEval),
+        Kind::OtelTraces => schema_for!(receipts_verifier::otel::ImportedTraces),
     }
 }
 

@@ -120,10 +120,10 @@ pub fn render(
         .experiments
         .iter()
         .any(|e| e.experiment.provenance.is_simulated())
-        || corpus
-            .imports
-            .iter()
-            .any(|i| i.evals.iter().any(|(_, e)| site::eval_simulated(e)))
+        || corpus.imports.iter().any(|i| {
+            i.evals.iter().any(|(_, e)| site::eval_simulated(e))
+                || i.traces.iter().any(|(_, t)| site::traces_local(t))
+        })
         || corpus.harness.iter().any(site::suite_simulated)
         || corpus.regressions.iter().any(site::regressions_simulated);
     let all = VerifyScope::of(&Scope::All, &[]);
@@ -156,7 +156,13 @@ pub fn render(
         .imports
         .iter()
         .zip(&verified.imports)
-        .flat_map(|(loaded, v)| site::eval_summaries(loaded, v))
+        .flat_map(|(loaded, v)| site::eval_summaries(loaded, &v.evals))
+        .collect();
+    let traces: Vec<site::TracesSummary> = corpus
+        .imports
+        .iter()
+        .zip(&verified.imports)
+        .flat_map(|(loaded, v)| site::traces_summaries(loaded, &v.traces))
         .collect();
     out.write(
         "index.html",
@@ -166,6 +172,7 @@ pub fn render(
         minijinja::context! {
             experiments => &experiments,
             evals => &evals,
+            traces => &traces,
             study => site::study_view(corpus, verified),
             suites => &suites,
             regressions => &regressions,

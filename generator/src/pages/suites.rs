@@ -30,22 +30,17 @@ fn record_pin(corpus: &Corpus, rel: &str) -> Pin {
 pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
     for (loaded, receipts) in corpus.imports.iter().zip(&verified.imports) {
         let mut files: Vec<String> = loaded
-            .evals
+            .record_paths()
             .iter()
-            .map(|(name, _)| data::record_file(&loaded.record_path(name), false))
+            .map(|path| data::record_file(path, false))
             .collect();
-        files.extend(
-            loaded
-                .evals
-                .iter()
-                .map(|(_, e)| site::object_href(&e.source.sha256)),
-        );
+        files.extend(loaded.originals().into_iter().map(site::object_href));
         files.sort();
         files.dedup();
         let scope = Scope::Import {
             dir: loaded.dir.clone(),
         };
-        for ((name, eval), receipts) in loaded.evals.iter().zip(receipts) {
+        for ((name, eval), receipts) in loaded.evals.iter().zip(&receipts.evals) {
             let rel = loaded.record_path(name);
             let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
             let view = site::eval_view(name, eval, receipts);
@@ -53,6 +48,18 @@ pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
                 "inspect.html",
                 &site::inspect_href(&loaded.dir, name),
                 view.simulated,
+                &verify,
+                minijinja::context! { v => view },
+            )?;
+        }
+        for ((name, traces), receipts) in loaded.traces.iter().zip(&receipts.traces) {
+            let rel = loaded.traces_path(name);
+            let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
+            let view = site::traces_view(name, traces, receipts);
+            out.write(
+                "otel.html",
+                &site::otel_href(&loaded.dir, name),
+                view.local,
                 &verify,
                 minijinja::context! { v => view },
             )?;

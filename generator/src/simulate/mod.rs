@@ -59,6 +59,7 @@ pub fn sample() -> Files {
     );
     write_showcase(&mut out, &all_runs);
     write_imported(&mut out);
+    write_imported_traces(&mut out);
     harness::write(&mut out);
     regression::write(&mut out);
     out
@@ -107,6 +108,55 @@ fn write_imported(out: &mut Files) {
         );
         out.insert(
             format!("experiments/{}", prepared.record_path(IMPORTED_DIR)),
+            prepared.record_bytes(),
+        );
+    }
+}
+
+/// Where the sample keeps its agent runs imported from OpenTelemetry traces.
+pub const IMPORTED_TRACES_DIR: &str = "I02";
+
+/// OpenTelemetry exports the sample imports: written by the OpenTelemetry
+/// SDK's GenAI instrumentation of the OpenAI SDK against a local mock of
+/// the API (`tests/fixtures/otel/make_traces.py`), so the answers are
+/// scripted, not a real model's.
+const OTEL_EXPORTS: [(&str, &[u8]); 2] = [
+    (
+        "agent.otlp.json",
+        include_bytes!("../../../tests/fixtures/otel/agent.otlp.json"),
+    ),
+    (
+        "agent.logs.otlp.json",
+        include_bytes!("../../../tests/fixtures/otel/agent.logs.otlp.json"),
+    ),
+];
+
+/// The imported traces, as `receipts import otel` writes them.
+fn write_imported_traces(out: &mut Files) {
+    let files: Vec<crate::import::OtelFile> = OTEL_EXPORTS
+        .iter()
+        .map(|(name, bytes)| {
+            crate::import::OtelFile::read(name, bytes.to_vec()).expect("the sample's exports read")
+        })
+        .collect();
+    for prepared in crate::import::otel_all(&files).expect("the sample's exports pair") {
+        for (sha256, bytes) in
+            std::iter::once((&prepared.record.source.sha256, &prepared.traces.bytes)).chain(
+                prepared
+                    .record
+                    .events
+                    .iter()
+                    .map(|s| &s.sha256)
+                    .zip(prepared.events.iter().map(|e| &e.bytes)),
+            )
+        {
+            out.insert(
+                format!("experiments/{}/{sha256}", crate::load::OBJECTS_DIR),
+                bytes.clone(),
+            );
+        }
+        out.insert(
+            format!("experiments/{}", prepared.record_path(IMPORTED_TRACES_DIR)),
             prepared.record_bytes(),
         );
     }

@@ -109,6 +109,28 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
         published(loaded)?;
     }
     for loaded in &corpus.imports {
+        for (name, traces) in &loaded.traces {
+            for (at, source) in std::iter::once(("source.sha256".to_string(), &traces.source))
+                .chain(
+                    traces
+                        .events
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| (format!("events[{i}].sha256"), s)),
+                )
+            {
+                if !corpus.objects.contains_key(&source.sha256) {
+                    return Err(InputError::at(
+                        format!("experiments/{}", loaded.traces_path(name)),
+                        at,
+                        format!(
+                            "the imported export `{}` is not kept: no object {} in experiments/objects/ (import it again with `receipts import`)",
+                            source.file, source.sha256
+                        ),
+                    ));
+                }
+            }
+        }
         for (name, eval) in &loaded.evals {
             if !corpus.objects.contains_key(&eval.source.sha256) {
                 return Err(InputError::at(

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::log::{id_text, Log, Sample, Usage};
+pub use crate::imported::Source;
 use crate::model::FormatVersion;
 
 /// Where an experiment directory keeps its imported Inspect AI evaluations.
@@ -46,23 +47,6 @@ pub struct ImportedEval {
 #[serde(rename_all = "snake_case")]
 pub enum ImportedEvalKind {
     InspectEval,
-}
-
-/// Where a record came from: the tool that wrote the original and its
-/// digest, under which the original is kept in `experiments/objects/`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Source {
-    /// `inspect_ai`.
-    pub tool: String,
-    /// The tool's version, as the log records it.
-    pub version: String,
-    /// The original file's name when it was imported.
-    pub file: String,
-    /// `eval` (the zip archive) or `json`.
-    pub format: String,
-    pub sha256: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

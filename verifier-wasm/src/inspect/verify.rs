@@ -8,6 +8,7 @@ use super::log::{id_text, Log};
 use super::record::{content_text, derive, scorer_names, ImportedEval};
 use super::reduce::{metric, to_float, Reducer};
 use super::scorers::{recompute, Recompute, Subject};
+use crate::imported::derived_receipt;
 use crate::verify::Receipt;
 
 /// How near a recomputed figure must be to the log's: the last bits of a
@@ -22,28 +23,6 @@ fn same_value(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => same_number(x, y),
         _ => a == b,
-    }
-}
-
-/// The first place two JSON values differ, as a path.
-fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            keys.into_iter().find_map(|k| {
-                first_difference(
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                    &format!("{at}.{k}"),
-                )
-            })
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]"))),
-        _ => (a != b).then(|| at.trim_start_matches('.').to_string()),
     }
 }
 
@@ -90,27 +69,13 @@ pub fn verify(subject: &str, record: &ImportedEval, log: &Log, log_sha256: &str)
         log_sha256,
         record.source.sha256 == log_sha256,
     )];
-    let derived = derive(log, record.source.clone());
-    let (a, b) = (
-        serde_json::to_value(record).expect("record"),
-        serde_json::to_value(&derived).expect("record"),
-    );
-    out.push(match first_difference(&a, &b, "") {
-        None => Receipt::new(
-            subject,
-            "derived from the log",
-            "the record",
-            "the same record",
-            true,
-        ),
-        Some(at) => Receipt::new(
-            subject,
-            "derived from the log",
-            format!("{at}: {}", pointer(&a, &at)),
-            format!("the log gives {}", pointer(&b, &at)),
-            false,
-        ),
-    });
+    out.push(derived_receipt(
+        subject,
+        "derived from the log",
+        "the log",
+        record,
+        &derive(log, record.source.clone()),
+    ));
     out.extend(completeness(subject, log));
     out.extend(outputs(subject, log));
     out.extend(scorers_named(subject, log));
@@ -254,27 +219,6 @@ fn scorers_named(subject: &str, log: &Log) -> Vec<Receipt> {
             )
         })
         .collect()
-}
-
-/// The value at a dotted path of [`first_difference`], as JSON text.
-fn pointer(v: &Value, path: &str) -> String {
-    let mut cur = v;
-    for part in path.split('.') {
-        let (key, indexes) = part.split_once('[').map_or((part, ""), |(k, i)| (k, i));
-        if !key.is_empty() {
-            cur = &cur[key];
-        }
-        for i in indexes.split('[').filter(|s| !s.is_empty()) {
-            let i: usize = i.trim_end_matches(']').parse().unwrap_or(usize::MAX);
-            cur = &cur[i];
-        }
-    }
-    let text = cur.to_string();
-    if text.chars().count() > 80 {
-        format!("{}…", text.chars().take(80).collect::<String>())
-    } else {
-        text
-    }
 }
 
 /// Each score of a deterministic scorer, recomputed from its sample.

@@ -33,8 +33,8 @@ pub enum Scope {
     },
     /// One run of one experiment: its checks, digests and outcome.
     Run { experiment: String, run: String },
-    /// One directory of evaluations imported from Inspect AI, each checked
-    /// against its kept log.
+    /// One directory of imported runs (Inspect AI evaluations,
+    /// OpenTelemetry traces), each checked against its kept original.
     Import { dir: String },
     /// One harness suite, by directory: every run's report.
     Harness { suite: String },
@@ -191,24 +191,25 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
     }
 }
 
-/// Every imported evaluation in scope (`<dir>/inspect/<name>.json`),
-/// against the log it names in `objects/`.
+/// Every imported record in scope (`<dir>/inspect/<name>.json`, an
+/// evaluation, and `<dir>/otel/<name>.json`, traces), against the
+/// originals it names in `objects/`.
 fn imports(
     files: &BTreeMap<String, Vec<u8>>,
     objects: &BTreeMap<String, Vec<u8>>,
     scope: &Scope,
     out: &mut Vec<Receipt>,
 ) {
-    use crate::inspect::{verify_kept, ImportedEval, INSPECT_DIR};
+    use crate::inspect::{ImportedEval, INSPECT_DIR};
+    use crate::otel::{ImportedTraces, OTEL_DIR};
     for (path, bytes) in files {
         let Some((dir, rest)) = path.split_once('/') else {
             continue;
         };
-        let Some(name) = rest
-            .strip_prefix(INSPECT_DIR)
-            .and_then(|r| r.strip_prefix('/'))
-            .and_then(|r| r.strip_suffix(".json"))
-        else {
+        let Some((kind, name)) = rest.split_once('/') else {
+            continue;
+        };
+        let Some(name) = name.strip_suffix(".json") else {
             continue;
         };
         let wanted = match scope {
@@ -219,9 +220,16 @@ fn imports(
         if !wanted || name.contains('/') || files.contains_key(&format!("{dir}/experiment.json")) {
             continue;
         }
-        if let Some(eval) = parse::<ImportedEval>(path, bytes, out) {
-            let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
-            out.extend(verify_kept(path, &eval, log));
+        if kind == INSPECT_DIR {
+            if let Some(eval) = parse::<ImportedEval>(path, bytes, out) {
+                let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
+                out.extend(crate::inspect::verify_kept(path, &eval, log));
+            }
+        } else if kind == OTEL_DIR {
+            if let Some(traces) = parse::<ImportedTraces>(path, bytes, out) {
+                let kept = |sha: &str| objects.get(sha).cloned();
+                out.extend(crate::otel::verify_kept(path, &traces, &kept));
+            }
         }
     }
 }
