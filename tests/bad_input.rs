@@ -161,6 +161,31 @@ fn an_empty_request_id_is_refused() {
 }
 
 #[test]
+fn a_bad_timestamp_is_named_by_its_path_line_and_column() {
+    let bad = "2026-10-27 09:06:47";
+    let mut written = String::new();
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(RUN), |r| {
+            r["attempts"][0]["calls"][0]["started_at"] = bad.into();
+        });
+        written = fs::read_to_string(root.join(RUN)).expect("run");
+    });
+    // Where the value stands in the file as written.
+    let (n, line) = written
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(bad))
+        .expect("the edited line");
+    let column = line.find(&format!("\"{bad}\"")).expect("the value") + 1;
+    assert!(
+        message.contains(&format!(
+            "{RUN}: attempts[0].calls[0].started_at: `{bad}` is not an RFC 3339 timestamp"
+        )) && message.contains(&format!("(line {}, column {column})", n + 1)),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_unknown_format_version_is_refused() {
     let file = "experiments/E02/experiment.json";
     let message = fails_keeping_the_old_site(|root| {

@@ -98,6 +98,14 @@ impl Timer {
 }
 
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    build_site(options).map_err(|e| match e {
+        BuildError::Input(input) => BuildError::Input(input.located(&options.root)),
+        other => other,
+    })
+}
+
+/// [`build`], before its input errors are given their line and column.
+fn build_site(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let mut timer = Timer {
         stages: Vec::new(),
         last: Instant::now(),

@@ -14,6 +14,8 @@ pub struct InputError {
     pub file: String,
     pub place: Option<String>,
     pub message: String,
+    /// The line and column of `place` in the file, when found.
+    pub line_column: Option<(usize, usize)>,
 }
 
 impl InputError {
@@ -22,6 +24,7 @@ impl InputError {
             file: file.into(),
             place: None,
             message: message.into(),
+            line_column: None,
         }
     }
 
@@ -34,15 +37,40 @@ impl InputError {
             file: file.into(),
             place: Some(place.into()),
             message: message.into(),
+            line_column: None,
         }
+    }
+}
+
+#[cfg(feature = "cli")]
+impl InputError {
+    /// The error with the line and column of its place in the file added,
+    /// when the file (under `root`) is JSON and the place a field path in
+    /// it: `…: started_at: … (line 12, column 17)`.
+    pub fn located(mut self, root: &Path) -> Self {
+        let Some(place) = &self.place else {
+            return self;
+        };
+        if place.contains("line ") || !self.file.ends_with(".json") {
+            return self;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&self.file)) else {
+            return self;
+        };
+        self.line_column = crate::json_place::locate(&text, place);
+        self
     }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.place {
-            Some(place) => write!(f, "{}: {}: {}", self.file, place, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+            Some(place) => write!(f, "{}: {}: {}", self.file, place, self.message)?,
+            None => write!(f, "{}: {}", self.file, self.message)?,
+        }
+        match self.line_column {
+            Some((line, column)) => write!(f, " (line {line}, column {column})"),
+            None => Ok(()),
         }
     }
 }

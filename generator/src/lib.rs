@@ -19,6 +19,8 @@ pub mod gzip;
 pub mod head;
 #[cfg(feature = "cli")]
 pub mod import;
+#[cfg(feature = "cli")]
+pub mod json_place;
 pub mod load;
 pub mod markdown;
 pub mod pages;

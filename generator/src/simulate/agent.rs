@@ -522,6 +522,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 reasoning_tokens: Some(reasoning),
                 cache_hit_tokens: hit,
                 cache_miss_tokens: miss,
+                cache_write_tokens: None,
             };
             (Some(usage), latency, Some(finish), CallStatus::Ok)
         };

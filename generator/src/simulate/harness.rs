@@ -48,6 +48,8 @@ pub fn suite() -> HarnessSuite {
                 ModelPrice {
                     input_per_mtok: 0.3,
                     output_per_mtok: 1.2,
+                    cache_read_per_mtok: None,
+                    cache_write_per_mtok: None,
                 },
             )]
             .into_iter()
@@ -122,6 +124,7 @@ fn simulate(suite: &HarnessSuite, agent: &str, seed: u64, start: i64) -> Harness
                 reasoning_tokens: None,
                 cache_hit_tokens: None,
                 cache_miss_tokens: None,
+                cache_write_tokens: None,
             }),
             finish_reason: Some(FinishReason::stop()),
             max_tokens: 4_096,

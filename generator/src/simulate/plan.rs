@@ -222,6 +222,8 @@ fn tiers() -> Vec<TierSim> {
         price: ModelPrice {
             input_per_mtok: price.0,
             output_per_mtok: price.1,
+            cache_read_per_mtok: None,
+            cache_write_per_mtok: None,
         },
         tokens_per_second: tps,
         throughput_decays: false,
@@ -586,6 +588,8 @@ fn e04(base: &ExperimentPlan) -> ExperimentPlan {
     tiers[1].price = ModelPrice {
         input_per_mtok: 0.25,
         output_per_mtok: 1.0,
+        cache_read_per_mtok: None,
+        cache_write_per_mtok: None,
     };
     let time = |mean, median| Some((mean, median));
     ExperimentPlan {

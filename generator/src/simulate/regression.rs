@@ -59,6 +59,8 @@ pub fn suite() -> RegressionSuite {
                         ModelPrice {
                             input_per_mtok: *input,
                             output_per_mtok: *output,
+                            cache_read_per_mtok: None,
+                            cache_write_per_mtok: None,
                         },
                     )
                 })
@@ -103,6 +105,7 @@ fn judge_call(id: &str, model: &str, rng: &mut Rng, at: i64) -> ProviderCall {
             reasoning_tokens: None,
             cache_hit_tokens: None,
             cache_miss_tokens: None,
+            cache_write_tokens: None,
         }),
         finish_reason: Some(FinishReason::stop()),
         max_tokens: 512,

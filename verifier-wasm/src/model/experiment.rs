@@ -232,9 +232,13 @@ pub struct Policy {
     pub tiers: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How a policy picks its tiers. The four kinds the verifier knows are
+/// checked run by run; any other name is kept as written and its runs'
+/// tier order is shown as could not be checked, never passed unseen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[serde(from = "String", into = "String")]
+#[cfg_attr(feature = "schema", schemars(with = "String"))]
 pub enum PolicyKind {
     /// Always the one tier listed.
     Single,
@@ -245,6 +249,39 @@ pub enum PolicyKind {
     /// A ladder that starts at the tier where the task last passed under
     /// this policy (at the first tier until it has passed).
     TierMemory,
+    /// A kind this verifier does not know, as written.
+    Other(String),
+}
+
+impl PolicyKind {
+    /// The kind as written in the record.
+    pub fn as_str(&self) -> &str {
+        match self {
+            PolicyKind::Single => "single",
+            PolicyKind::Ladder => "ladder",
+            PolicyKind::Speculative => "speculative",
+            PolicyKind::TierMemory => "tier_memory",
+            PolicyKind::Other(kind) => kind,
+        }
+    }
+}
+
+impl From<String> for PolicyKind {
+    fn from(kind: String) -> PolicyKind {
+        match kind.as_str() {
+            "single" => PolicyKind::Single,
+            "ladder" => PolicyKind::Ladder,
+            "speculative" => PolicyKind::Speculative,
+            "tier_memory" => PolicyKind::TierMemory,
+            _ => PolicyKind::Other(kind),
+        }
+    }
+}
+
+impl From<PolicyKind> for String {
+    fn from(kind: PolicyKind) -> String {
+        kind.as_str().to_string()
+    }
 }
 
 /// Prices per model, in USD per million tokens, under a named version.
@@ -267,6 +304,14 @@ pub struct ModelPrice {
     pub input_per_mtok: f64,
     /// USD per million completion (output) tokens; reasoning tokens are output tokens.
     pub output_per_mtok: f64,
+    /// USD per million input tokens read from the prompt cache
+    /// (`cache_hit_tokens`); without it they cost `input_per_mtok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_per_mtok: Option<f64>,
+    /// USD per million input tokens written to the prompt cache
+    /// (`cache_write_tokens`); without it they cost `input_per_mtok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_per_mtok: Option<f64>,
 }
 
 /// The bounds every run of the experiment works within. Verification holds

@@ -162,6 +162,8 @@ pub struct ProviderCall {
 }
 
 /// Token usage of one call. Counters a provider did not report are `null`.
+/// `prompt_tokens` counts every input token, those read from and written
+/// to the provider's prompt cache included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -178,6 +180,11 @@ pub struct Usage {
     #[serde(deserialize_with = "required_option")]
     #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub cache_miss_tokens: Option<u64>,
+    /// Input tokens written to the prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`), within `prompt_tokens`; absent when
+    /// the provider has no such count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
 }
 
 /// Why a provider stopped generating, as the provider sent it (`stop`,

@@ -75,25 +75,23 @@ fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt 
             Err("the experiment has no such policy".into()),
         );
     };
+    if let PolicyKind::Other(kind) = &policy.kind {
+        return match tiers_and_models(e, run) {
+            Err(why) => verdict(subject, &claim, recorded, Err(why)),
+            Ok(()) => Receipt::unchecked(
+                subject,
+                &claim,
+                recorded,
+                format!(
+                    "policy kind `{kind}` is not one this verifier knows (single, ladder, speculative, tier_memory): the order of its tiers is the record's word"
+                ),
+            ),
+        };
+    }
     let check = || -> Result<String, String> {
-        for (i, attempt) in run.attempts.iter().enumerate() {
-            let Some(tier) = e.tiers.iter().find(|t| t.id == attempt.tier) else {
-                return Err(format!(
-                    "attempts[{i}] is on `{}`, not a tier of the experiment",
-                    attempt.tier
-                ));
-            };
-            for (j, call) in attempt.calls.iter().enumerate() {
-                if call.model_requested != tier.model {
-                    return Err(format!(
-                        "attempts[{i}].calls[{j}] requested `{}`, but tier `{}` is `{}`",
-                        call.model_requested, tier.id, tier.model
-                    ));
-                }
-            }
-        }
+        tiers_and_models(e, run)?;
         let n = run.attempts.len();
-        match policy.kind {
+        match &policy.kind {
             PolicyKind::Single => {
                 if n != 1 {
                     return Err(format!(
@@ -120,9 +118,34 @@ fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt 
                 ladder(run, &policy.tiers, start, passed)
             }
             PolicyKind::Speculative => speculative(run, &policy.tiers, passed),
+            PolicyKind::Other(kind) => Err(format!(
+                "policy kind `{kind}` is not one this verifier knows"
+            )),
         }
     };
     verdict(subject, &claim, recorded, check())
+}
+
+/// Every attempt is on a tier of the experiment, and every call requests
+/// its tier's model.
+fn tiers_and_models(e: &Experiment, run: &Run) -> Result<(), String> {
+    for (i, attempt) in run.attempts.iter().enumerate() {
+        let Some(tier) = e.tiers.iter().find(|t| t.id == attempt.tier) else {
+            return Err(format!(
+                "attempts[{i}] is on `{}`, not a tier of the experiment",
+                attempt.tier
+            ));
+        };
+        for (j, call) in attempt.calls.iter().enumerate() {
+            if call.model_requested != tier.model {
+                return Err(format!(
+                    "attempts[{i}].calls[{j}] requested `{}`, but tier `{}` is `{}`",
+                    call.model_requested, tier.id, tier.model
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether the run's last attempt was stopped (a limit, the ledger or an
@@ -437,6 +460,18 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     if u.reasoning_tokens.is_some_and(|r| r > u.completion_tokens) {
                         return Err(format!(
                             "{place} has more reasoning tokens than completion tokens"
+                        ));
+                    }
+                    // Cache reads and writes are input tokens: more of them
+                    // than the input would price input that never was.
+                    let cached = u
+                        .cache_hit_tokens
+                        .unwrap_or(0)
+                        .saturating_add(u.cache_write_tokens.unwrap_or(0));
+                    if cached > u.prompt_tokens {
+                        return Err(format!(
+                            "{place} read and wrote {cached} prompt tokens in the cache, more than its {} prompt tokens",
+                            u.prompt_tokens
                         ));
                     }
                     if u.completion_tokens.saturating_mul(1000)

@@ -170,7 +170,11 @@ fn limits_hold_every_call_attempt_and_run() {
 
 #[test]
 fn an_impossible_record_fails() {
-    let cases: [(&str, Edit); 5] = [
+    let cases: [(&str, Edit); 6] = [
+        ("more cached than sent", |a| {
+            a["calls"][0]["usage"]["cache_hit_tokens"] = json!(80);
+            a["calls"][0]["usage"]["cache_write_tokens"] = json!(40);
+        }),
         ("no tokens", |a| {
             a["calls"][0]["usage"]["completion_tokens"] = json!(0)
         }),
@@ -288,4 +292,33 @@ fn a_speculative_run_passed_on_the_tier_whose_answer_came_first() {
             "whatever order the record lists them in"
         );
     }
+}
+
+#[test]
+fn a_policy_kind_the_verifier_does_not_know_is_never_passed_unseen() {
+    let mut e = experiment();
+    let mut policy = e.policies[0].clone();
+    policy.id = "rr".into();
+    policy.kind = serde_json::from_value(json!("round_robin")).expect("an open kind");
+    assert_eq!(
+        serde_json::to_value(&policy.kind).expect("kind"),
+        json!("round_robin")
+    );
+    e.policies.push(policy);
+    let judge = |r: &Run| {
+        let facts = RunFacts::of(r, &e.prices);
+        conduct_receipts("r.json", &e, r, &[true], &facts)
+    };
+    let r = run("rr", vec![attempt("small", 0, "a")]);
+    let (s, why) = status(&judge(&r), "policy `rr`");
+    assert_eq!(s, Status::CouldNotCheck, "{why}");
+    assert!(
+        why.contains("`round_robin` is not one this verifier knows"),
+        "{why}"
+    );
+    // What holds for every kind is still checked: a call on another tier's model fails.
+    let mut a = attempt("small", 0, "a");
+    a["calls"][0]["model_requested"] = json!("m/large");
+    let (s, why) = status(&judge(&run("rr", vec![a])), "policy `rr`");
+    assert_eq!(s, Status::Fail, "{why}");
 }

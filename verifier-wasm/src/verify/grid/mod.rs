@@ -364,7 +364,12 @@ fn ladder_order(subject: &str, e: &Experiment) -> Vec<Receipt> {
     };
     e.policies
         .iter()
-        .filter(|p| p.kind != PolicyKind::Single)
+        .filter(|p| {
+            matches!(
+                p.kind,
+                PolicyKind::Ladder | PolicyKind::Speculative | PolicyKind::TierMemory
+            )
+        })
         .map(|p| {
             let claim = format!("policy `{}` tries its tiers cheapest first", p.id);
             let recorded = p.tiers.join(" > ");
