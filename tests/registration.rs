@@ -112,3 +112,40 @@ fn a_run_order_naming_an_axis_twice_fails() {
     });
     fails_with(dir.path(), &["E01/experiment.json: grid.order"]);
 }
+
+#[test]
+fn an_experiment_without_a_preregistration_builds_and_says_its_hypotheses_are_exploratory() {
+    let dir = sample_copy();
+    let root = dir.path().join("experiments/E04");
+    edit_json(&root.join("experiment.json"), |e| {
+        e.as_object_mut().expect("object").remove("preregistration");
+    });
+    fs::remove_file(root.join("LOG.md")).expect("rm log");
+    let out = receipts(dir.path(), &["build", "--strict", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(dir.path().join("site/experiments/E04.html")).expect("page");
+    assert!(
+        page.contains("not pre-registered</strong>"),
+        "the page says so"
+    );
+    assert!(
+        page.contains("Hypotheses (exploratory)"),
+        "its hypotheses are exploratory"
+    );
+    assert!(!page.contains("LOG.md"), "no log is linked");
+    let index = fs::read_to_string(dir.path().join("site/index.html")).expect("index");
+    assert!(
+        index.contains("exploratory: not pre-registered"),
+        "the study table says so"
+    );
+    let out = receipts(&dir.path().join("site"), &["verify", "."]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // A time stamp kept beside no registration anchors nothing: it fails.
+    fs::write(root.join("registration.tsr"), b"not a token").expect("write");
+    fs::write(root.join("registration.tsa.pem"), b"not a certificate").expect("write");
+    fails_with(
+        dir.path(),
+        &["E04/registration.tsr: anchors the experiment's registration"],
+    );
+}

@@ -92,8 +92,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// The registration digest, once every part it covers is what it recorded:
 /// a time stamp of a registration that fails its own receipts anchors nothing.
 fn registered_digest(loaded: &LoadedExperiment, corpus: &load::Corpus) -> Result<String, Failure> {
-    let p = &loaded.experiment.preregistration;
     let file = format!("experiments/{}/experiment.json", loaded.dir);
+    let p = loaded.experiment.preregistration.as_ref().ok_or_else(|| {
+        input_error(
+            &file,
+            "the experiment is not pre-registered: there is no registration to anchor",
+        )
+    })?;
     let covers = p.covers.as_ref().ok_or_else(|| {
         input_error(
             &file,

@@ -135,13 +135,13 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let log_path = safe_join(
-            &self.name(&file),
-            "preregistration.log",
-            dir,
-            &experiment.preregistration.log,
-        )?;
-        let log = self.read_text(&log_path)?;
+        let log = match &experiment.preregistration {
+            Some(p) => {
+                let log_path = safe_join(&self.name(&file), "preregistration.log", dir, &p.log)?;
+                self.read_text(&log_path)?
+            }
+            None => String::new(),
+        };
         let summary_path = dir.join("summary.json");
         let (summary, summary_text) = if self.is_file(&summary_path) {
             let bytes = self.read(&summary_path)?;

@@ -24,7 +24,10 @@ pub fn find_anchors(corpus: &mut Corpus) {
             continue;
         }
         let dir = corpus.records_dir.join(&e.dir);
-        let Some(anchor) = first_commit_holding(&dir, &e.experiment.preregistration.sha256) else {
+        let Some(p) = &e.experiment.preregistration else {
+            continue;
+        };
+        let Some(anchor) = first_commit_holding(&dir, &p.sha256) else {
             continue;
         };
         let mut bytes = serde_json::to_vec_pretty(&anchor).unwrap_or_default();

@@ -68,13 +68,13 @@ pub fn experiment(plan: &ExperimentPlan, log: &str, tasks: &[&Task]) -> Experime
         title: plan.title.clone(),
         provenance: Provenance::Simulated,
         question: plan.question.clone(),
-        preregistration: Preregistration {
+        preregistration: Some(Preregistration {
             log: "LOG.md".to_string(),
             end_marker: END_MARKER.to_string(),
             sha256: String::new(),
             registered_at: plan.registered_at.clone(),
             covers: None,
-        },
+        }),
         grid: plan.grid.clone(),
         tiers: plan.tier_records(),
         policies: plan.policies.clone(),
@@ -91,9 +91,10 @@ pub fn experiment(plan: &ExperimentPlan, log: &str, tasks: &[&Task]) -> Experime
             .map(|t| (t.id.clone(), task_digest(t)))
             .collect(),
     };
-    experiment.preregistration.sha256 =
-        registration_digest(&covers.log, &covers.rules, &covers.tasks);
-    experiment.preregistration.covers = Some(covers);
+    if let Some(p) = &mut experiment.preregistration {
+        p.sha256 = registration_digest(&covers.log, &covers.rules, &covers.tasks);
+        p.covers = Some(covers);
+    }
     experiment
 }
 

@@ -28,7 +28,7 @@ pub struct ExperimentView {
     pub question: String,
     pub simulated: bool,
     pub href: String,
-    pub registered_at: String,
+    pub registered_at: Option<String>,
     /// What backs the registration time: `self-asserted` when nothing does.
     pub registration_anchor: String,
     pub grid: Grid,
@@ -406,11 +406,13 @@ pub fn experiment_view(
             }
         })
         .collect();
-    let prereg_subjects = [
-        format!("{}/{}", loaded.dir, e.preregistration.log),
+    let mut prereg_subjects = vec![
         format!("{}/experiment.json", loaded.dir),
         format!("{}/deviations.json", loaded.dir),
     ];
+    if let Some(p) = &e.preregistration {
+        prereg_subjects.push(format!("{}/{}", loaded.dir, p.log));
+    }
     let results_subject = format!("{}/results.csv", loaded.dir);
     ExperimentView {
         id: e.id.clone(),
@@ -418,7 +420,7 @@ pub fn experiment_view(
         question: e.question.clone(),
         simulated: e.provenance == Provenance::Simulated,
         href: experiment_href(&e.id),
-        registered_at: e.preregistration.registered_at.clone(),
+        registered_at: e.preregistration.as_ref().map(|p| p.registered_at.clone()),
         registration_anchor: v.registration_anchor.clone(),
         grid: e.grid.clone(),
         cells: e.grid.cells(),

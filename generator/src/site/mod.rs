@@ -80,10 +80,10 @@ pub struct DocLink {
 
 /// The experiment-level files published under `data/<dir>/`.
 pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
-    let mut names = vec![
-        "experiment.json".to_string(),
-        loaded.experiment.preregistration.log.clone(),
-    ];
+    let mut names = vec!["experiment.json".to_string()];
+    if let Some(p) = &loaded.experiment.preregistration {
+        names.push(p.log.clone());
+    }
     if loaded.summary.is_some() {
         names.push("summary.json".to_string());
     }

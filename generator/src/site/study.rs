@@ -114,6 +114,8 @@ pub struct StudyHypothesis {
     pub statement: String,
     /// Other experiments its rule reads.
     pub reads: Vec<String>,
+    /// Its experiment was not pre-registered: the decision is exploratory.
+    pub exploratory: bool,
     pub recomputed: String,
     pub published: Option<String>,
     pub status: String,
@@ -215,6 +217,7 @@ pub fn study_view(corpus: &Corpus, verified: &Verified) -> StudyView {
                 id: h.id.clone(),
                 statement: h.statement.clone(),
                 reads: reads.into_iter().collect(),
+                exploratory: loaded.experiment.preregistration.is_none(),
                 recomputed: recomputed.replace('_', " "),
                 published: published.map(|p| p.replace('_', " ")),
                 status: label(&status),

@@ -41,11 +41,9 @@ fn validate_with(corpus: &Corpus, object_names: bool) -> Result<(), InputError> 
 
 /// Every Markdown text the site renders nests no deeper than the renderer accepts.
 fn documents(corpus: &Corpus) -> Result<(), InputError> {
-    let logs = corpus.experiments.iter().map(|e| {
-        (
-            format!("experiments/{}/{}", e.dir, e.experiment.preregistration.log),
-            e.log.as_str(),
-        )
+    let logs = corpus.experiments.iter().filter_map(|e| {
+        let p = e.experiment.preregistration.as_ref()?;
+        Some((format!("experiments/{}/{}", e.dir, p.log), e.log.as_str()))
     });
     let narrative = corpus.showcase.iter().map(|s| {
         (
@@ -282,17 +280,15 @@ fn task_refs(corpus: &Corpus, task: &Task) -> Result<(), InputError> {
 
 fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputError> {
     safe_id(file, "id", &e.id)?;
-    timestamp(
-        file,
-        "preregistration.registered_at",
-        &e.preregistration.registered_at,
-    )?;
-    if !is_sha256_hex(&e.preregistration.sha256) {
-        return Err(InputError::at(
-            file,
-            "preregistration.sha256",
-            "not a SHA-256 digest (64 lowercase hex characters)",
-        ));
+    if let Some(p) = &e.preregistration {
+        timestamp(file, "preregistration.registered_at", &p.registered_at)?;
+        if !is_sha256_hex(&p.sha256) {
+            return Err(InputError::at(
+                file,
+                "preregistration.sha256",
+                "not a SHA-256 digest (64 lowercase hex characters)",
+            ));
+        }
     }
     let mut tiers: BTreeSet<&str> = BTreeSet::new();
     for (i, tier) in e.tiers.iter().enumerate() {

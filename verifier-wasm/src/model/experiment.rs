@@ -20,7 +20,11 @@ pub struct Experiment {
     pub provenance: Provenance,
     /// The question the experiment answers, in one or two sentences.
     pub question: String,
-    pub preregistration: Preregistration,
+    /// The registration of the rules before the runs. Without it the
+    /// experiment is shown as not pre-registered and its hypotheses as
+    /// exploratory: decided by the same rules, fixed by no one in advance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preregistration: Option<Preregistration>,
     pub grid: Grid,
     /// The model tiers, cheapest first.
     pub tiers: Vec<Tier>,

@@ -295,8 +295,10 @@ impl<'f> Loaded<'f> {
                 Some(run)
             })
             .collect();
-        let log = files
-            .get(&format!("{dir}/{}", experiment.preregistration.log))
+        let log = experiment
+            .preregistration
+            .as_ref()
+            .and_then(|p| files.get(&format!("{dir}/{}", p.log)))
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .unwrap_or_default();
         let summary_path = format!("{dir}/summary.json");

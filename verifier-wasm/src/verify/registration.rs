@@ -14,13 +14,19 @@ use super::{ExperimentCheck, Receipt, RunVerification};
 /// What backs a registration time that nothing outside the record attests.
 pub const ANCHOR_NONE: &str = "self-asserted";
 
+/// What a page says of an experiment registered by no one in advance.
+pub const NOT_PREREGISTERED: &str =
+    "not pre-registered: no rule was fixed before the runs, so its hypotheses are exploratory";
+
 /// The registration's receipts and, in words, what backs its time.
 pub(super) fn preregistration(
     input: &ExperimentCheck<'_>,
     runs: &[RunVerification],
 ) -> (Vec<Receipt>, String) {
     let e = input.experiment;
-    let p = &e.preregistration;
+    let Some(p) = &e.preregistration else {
+        return (unregistered_anchors(input), NOT_PREREGISTERED.to_string());
+    };
     let log_subject = format!("{}/{}", input.dir, p.log);
     let subject = format!("{}/experiment.json", input.dir);
     let digest_receipt =
@@ -139,6 +145,29 @@ pub(super) fn preregistration(
     (out, backing.words)
 }
 
+/// An experiment without a pre-registration may not keep anchors: a time
+/// stamp or a commit of no registration would lend the page a trust it
+/// has not earned.
+fn unregistered_anchors(input: &ExperimentCheck<'_>) -> Vec<Receipt> {
+    let files = &input.anchors;
+    [
+        (files.timestamp.is_some(), TIMESTAMP_FILE),
+        (files.git.is_some(), GIT_ANCHOR_FILE),
+    ]
+    .into_iter()
+    .filter(|(kept, _)| *kept)
+    .map(|(_, file)| {
+        Receipt::new(
+            &format!("{}/{file}", input.dir),
+            "anchors the experiment's registration",
+            "an anchor",
+            "the experiment has no pre-registration to anchor",
+            false,
+        )
+    })
+    .collect()
+}
+
 /// What backs the registration time.
 struct Backing {
     /// As a receipt names it: `self-asserted`, `git commit …`, `RFC 3161 timestamp …`.
@@ -159,7 +188,13 @@ fn anchors(
     first_call: Option<UnixMillis>,
     out: &mut Vec<Receipt>,
 ) -> Backing {
-    let p = &input.experiment.preregistration;
+    let Some(p) = &input.experiment.preregistration else {
+        return Backing {
+            short: ANCHOR_NONE.to_string(),
+            words: NOT_PREREGISTERED.to_string(),
+            time: None,
+        };
+    };
     let files: &AnchorFiles<'_> = &input.anchors;
     let mut backing = Backing {
         short: ANCHOR_NONE.to_string(),

@@ -45,7 +45,10 @@ pub fn grid_receipts(
     let listed: &[Deviation] = deviations.map_or(&[], |d| d.deviations.as_slice());
     let mut out = Vec::new();
     let mut findings = GridFindings::default();
-    let registered = time::parse(&e.preregistration.registered_at).ok();
+    let registered = e
+        .preregistration
+        .as_ref()
+        .and_then(|p| time::parse(&p.registered_at).ok());
     let by_id: BTreeMap<&str, &RunFacts> =
         crate::btree::map(runs.iter().map(|j| (j.run.id.as_str(), j.run)));
     let stop = listed
