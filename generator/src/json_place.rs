@@ -175,12 +175,12 @@ mod tests {
             locate(text, "attempts[1].calls[0].started_at"),
             Some((6, 31))
         );
-        assert_eq!(locate(text, "attempts[1].x.a[1].b"), Some((5, 26)));
+        assert_eq!(locate(text, "attempts[1].x.a[1].b"), Some((5, 27)));
         assert_eq!(locate(text, "attempts[2]"), None);
         assert_eq!(locate(text, "missing"), None);
         assert_eq!(locate("not json", "id"), None);
         // Keys with escapes and values with brackets inside strings.
         let text = "{\"s\": \"]}\\\"\", \"k\\u0065y\": 5}";
-        assert_eq!(locate(text, "key"), Some((1, 25)));
+        assert_eq!(locate(text, "key"), Some((1, 27)));
     }
 }
