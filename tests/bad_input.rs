@@ -186,6 +186,34 @@ fn a_bad_timestamp_is_named_by_its_path_line_and_column() {
 }
 
 #[test]
+fn a_tool_of_the_agents_own_is_kept_by_name_and_an_empty_one_refused() {
+    // Any name: the record keeps it, the site builds strictly and shows it.
+    let input = sample_copy();
+    common::edit_json(&input.path().join(RUN), |r| {
+        r["attempts"][0]["turns"][0]["action"]["tool"] = "search_web".into();
+    });
+    let out = receipts(input.path(), &["build", "--strict", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = RUN
+        .rsplit('/')
+        .next()
+        .expect("name")
+        .trim_end_matches(".json");
+    let page = fs::read_to_string(input.path().join(format!("site/runs/{id}.html"))).expect("page");
+    assert!(page.contains("search_web"), "the tool is shown by its name");
+
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(RUN), |r| {
+            r["attempts"][0]["turns"][0]["action"]["tool"] = "".into();
+        });
+    });
+    assert!(
+        message.contains(&format!("{RUN}: attempts[0].turns[0].action.tool: empty")),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_unknown_format_version_is_refused() {
     let file = "experiments/E02/experiment.json";
     let message = fails_keeping_the_old_site(|root| {

@@ -533,6 +533,13 @@ fn run_refs(
             request_ids.insert(c.request_id.as_str());
         }
         for (j, t) in a.turns.iter().enumerate() {
+            if t.action.tool.as_str().trim().is_empty() {
+                return Err(InputError::at(
+                    &file,
+                    at(&format!("turns[{j}].action.tool")),
+                    "empty: an action names the tool it called (`read`, `write`, or any tool of the agent's own)",
+                ));
+            }
             if !request_ids.contains(t.call.as_str()) {
                 return Err(InputError::at(
                     &file,

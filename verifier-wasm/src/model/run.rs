@@ -77,9 +77,14 @@ pub struct Action {
     pub args: serde_json::Value,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// The tool an action called. The simulated runtime's tools are known by
+/// name; any other name (a real agent's `search_web`, `bash`, …) is kept
+/// as written, and nothing the verifier checks gives it a meaning it
+/// does not know.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[serde(from = "String", into = "String")]
+#[cfg_attr(feature = "schema", schemars(with = "String"))]
 pub enum ActionTool {
     Read,
     Write,
@@ -89,6 +94,43 @@ pub enum ActionTool {
     Other,
     /// The model's output held no usable action (e.g. it was truncated).
     None,
+    /// Any other tool, by the name the record gives it.
+    Named(String),
+}
+
+impl ActionTool {
+    /// The tool's name as written in the record.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ActionTool::Read => "read",
+            ActionTool::Write => "write",
+            ActionTool::Check => "check",
+            ActionTool::Finish => "finish",
+            ActionTool::Other => "other",
+            ActionTool::None => "none",
+            ActionTool::Named(name) => name,
+        }
+    }
+}
+
+impl From<String> for ActionTool {
+    fn from(name: String) -> ActionTool {
+        match name.as_str() {
+            "read" => ActionTool::Read,
+            "write" => ActionTool::Write,
+            "check" => ActionTool::Check,
+            "finish" => ActionTool::Finish,
+            "other" => ActionTool::Other,
+            "none" => ActionTool::None,
+            _ => ActionTool::Named(name),
+        }
+    }
+}
+
+impl From<ActionTool> for String {
+    fn from(tool: ActionTool) -> String {
+        tool.as_str().to_string()
+    }
 }
 
 /// The runtime's permission decision for an action.
@@ -369,7 +411,22 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::FinishReason;
+    use super::{ActionTool, FinishReason};
+
+    #[test]
+    fn a_tool_name_is_kept_as_written_and_the_runtimes_tools_are_known() {
+        for name in ["read", "write", "check", "finish", "other", "none"] {
+            let tool: ActionTool = serde_json::from_value(name.into()).expect("a tool");
+            assert!(!matches!(tool, ActionTool::Named(_)), "{name} is known");
+            assert_eq!(serde_json::to_value(&tool).expect("json"), name);
+        }
+        let tool: ActionTool = serde_json::from_value("search_web".into()).expect("a tool");
+        assert_eq!(tool, ActionTool::Named("search_web".into()));
+        assert_eq!(serde_json::to_value(&tool).expect("json"), "search_web");
+        // A name that only looks like a known one is another tool.
+        let tool: ActionTool = serde_json::from_value("Write".into()).expect("a tool");
+        assert_ne!(tool, ActionTool::Write);
+    }
 
     #[test]
     fn a_finish_reason_is_kept_as_sent_and_truncations_are_recognized() {
