@@ -89,6 +89,10 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         "runs/E02-invoice-cleanup-fast-s3-ladder.html",
         "index.html",
         "assets/style.css",
+        "data/I01/inspect/tools.json",
+        "imports/I01/tools.html",
+        "data/I02/otel/agent.otlp.json",
+        "imports/I02/otel/agent.otlp.html",
     ];
     for rel in kinds {
         let dir = built();

@@ -289,11 +289,6 @@ fn calls(
     spans: &[&Span],
     events: &BTreeMap<(String, String), Vec<otlp::Event>>,
 ) -> Vec<Receipt> {
-    struct Turn<'s> {
-        span: &'s Span,
-        input: Option<Vec<Value>>,
-        output: Option<Vec<Value>>,
-    }
     let turns: Vec<Turn> = spans
         .iter()
         .filter(|s| MODEL_CALLS.contains(&s.operation()))
@@ -358,18 +353,20 @@ fn calls(
             subject,
             &format!("{at}.tools[{t}]"),
             tool,
-            &turns
-                .iter()
-                .map(|t| (t.span, t.input.as_deref(), t.output.as_deref()))
-                .collect::<Vec<_>>(),
+            &turns,
         ));
     }
     out
 }
 
-type TurnView<'a> = (&'a Span, Option<&'a [Value]>, Option<&'a [Value]>);
+/// A model call with the messages it read and returned, when recorded.
+struct Turn<'s> {
+    span: &'s Span,
+    input: Option<Vec<Value>>,
+    output: Option<Vec<Value>>,
+}
 
-fn tool_receipts(subject: &str, at: &str, tool: &Span, turns: &[TurnView]) -> Vec<Receipt> {
+fn tool_receipts(subject: &str, at: &str, tool: &Span, turns: &[Turn<'_>]) -> Vec<Receipt> {
     let Some(id) = tool.text("gen_ai.tool.call.id") else {
         return vec![Receipt::unchecked(
             subject,
@@ -384,8 +381,8 @@ fn tool_receipts(subject: &str, at: &str, tool: &Span, turns: &[TurnView]) -> Ve
     // a tool call with this id, this name and these arguments.
     let asked = turns
         .iter()
-        .filter(|(s, _, _)| s.start_ns <= tool.start_ns)
-        .filter_map(|(_, _, o)| *o)
+        .filter(|t| t.span.start_ns <= tool.start_ns)
+        .filter_map(|t| t.output.as_deref())
         .flat_map(|o| parts(o, "tool_call"))
         .find(with_id);
     let claim = format!("{at}.requested");
@@ -432,8 +429,8 @@ fn tool_receipts(subject: &str, at: &str, tool: &Span, turns: &[TurnView]) -> Ve
     };
     let read = turns
         .iter()
-        .filter(|(s, _, _)| s.start_ns >= tool.end_ns)
-        .filter_map(|(_, i, _)| *i)
+        .filter(|t| t.span.start_ns >= tool.end_ns)
+        .filter_map(|t| t.input.as_deref())
         .flat_map(|i| parts(i, "tool_call_response"))
         .find(with_id);
     let claim = format!("{at}.result");
