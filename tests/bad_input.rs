@@ -214,6 +214,29 @@ fn a_tool_of_the_agents_own_is_kept_by_name_and_an_empty_one_refused() {
 }
 
 #[test]
+fn a_task_family_of_its_own_is_kept_and_an_empty_one_refused() {
+    let task = "experiments/tasks/release-brief.json";
+    let input = sample_copy();
+    common::edit_json(&input.path().join(task), |t| {
+        t["family"] = "web-research".into();
+    });
+    // The task is registered material, so the registrations that cover it
+    // fail; the build does not refuse the family.
+    let out = receipts(input.path(), &["build", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let kept = common::read_json(&input.path().join("site/data/tasks/release-brief.json"));
+    assert_eq!(kept["family"], "web-research", "kept as written");
+
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(task), |t| t["family"] = " ".into());
+    });
+    assert!(
+        message.contains(&format!("{task}: family: empty")),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_unknown_format_version_is_refused() {
     let file = "experiments/E02/experiment.json";
     let message = fails_keeping_the_old_site(|root| {

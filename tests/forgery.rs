@@ -6,117 +6,19 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{assert_exit, built, receipts, stderr, stdout};
+use common::{
+    assert_exit, built, files_ending, receipts, replace_in, reseal, root_digest, stderr, stdout,
+};
 use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::{format_sums, parse_sums};
 
 fn verify(site: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["verify", "."];
     args.extend_from_slice(extra);
     receipts(site, &args)
-}
-
-fn root_digest(site: &Path) -> String {
-    sha256_hex(&fs::read(site.join("SHA256SUMS")).expect("SHA256SUMS"))
-}
-
-/// Every file under `site` whose path ends with `suffix`.
-fn files_ending(site: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
-    walkdir::WalkDir::new(site)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(suffix))
-        .map(|e| e.into_path())
-        .collect()
-}
-
-fn replace_in(path: &Path, from: &str, to: &str) {
-    let text = fs::read_to_string(path).expect("read");
-    assert!(text.contains(from), "{} has no `{from}`", path.display());
-    fs::write(path, text.replacen(from, to, 1)).expect("write");
-}
-
-/// Reseals every digest a forger can: `data/SHA256SUMS` from the records as
-/// they now are, `SHA256SUMS` from it and the assets, the root digest every
-/// page shows, and the statement. Returns the new root digest.
-fn reseal(site: &Path) -> String {
-    let data = site.join("data");
-    let mut records = BTreeMap::new();
-    for entry in walkdir::WalkDir::new(&data).sort_by_file_name() {
-        let entry = entry.expect("walk");
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(&data)
-            .expect("prefix")
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel == "SHA256SUMS" {
-            continue;
-        }
-        let mut bytes = fs::read(entry.path()).expect("read");
-        let rel = match rel.strip_suffix(".gz") {
-            Some(record) => {
-                bytes = receipts::gzip::decompress(&bytes, 1 << 26).expect("gzip");
-                record.to_string()
-            }
-            None => rel,
-        };
-        records.insert(rel, sha256_hex(&bytes));
-    }
-    fs::write(data.join("SHA256SUMS"), format_sums(&records)).expect("write");
-    let old_root = root_digest(site);
-    let listed =
-        parse_sums(&fs::read_to_string(site.join("SHA256SUMS")).expect("sums")).expect("parse");
-    let resealed: BTreeMap<String, String> = listed
-        .keys()
-        .map(|p| {
-            let bytes = fs::read(site.join(p)).expect("listed file");
-            (p.clone(), sha256_hex(&bytes))
-        })
-        .collect();
-    fs::write(site.join("SHA256SUMS"), format_sums(&resealed)).expect("write");
-    let new_root = root_digest(site);
-    for page in files_ending(site, ".html") {
-        let text = fs::read_to_string(&page).expect("page");
-        fs::write(&page, text.replace(&old_root, &new_root)).expect("write");
-    }
-    let statement_path = site.join("statement.intoto.json");
-    let mut statement: serde_json::Value =
-        serde_json::from_slice(&fs::read(&statement_path).expect("statement")).expect("json");
-    statement["predicate"]["root_digest"] = new_root.clone().into();
-    statement["predicate"]["records_digest"] =
-        sha256_hex(&fs::read(data.join("SHA256SUMS")).expect("sums")).into();
-    let subjects: Vec<serde_json::Value> = walkdir::WalkDir::new(site)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path() != statement_path)
-        .map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(site)
-                .expect("prefix")
-                .to_string_lossy()
-                .replace('\\', "/");
-            let digest = sha256_hex(&fs::read(e.path()).expect("read"));
-            serde_json::json!({ "name": rel, "digest": { "sha256": digest } })
-        })
-        .collect();
-    statement["subject"] = subjects.into();
-    fs::write(
-        &statement_path,
-        serde_json::to_vec_pretty(&statement).expect("json"),
-    )
-    .expect("write");
-    new_root
 }
 
 #[test]
@@ -191,6 +93,23 @@ fn a_number_edited_on_a_page_fails_even_with_every_digest_resealed() {
             "<dt>Time</dt><dd>16.5 s</dd>",
         ),
         ("runs/rows-1.json", "46.577", "16.577"),
+        // The planted document, relabelled in a run's transcript.
+        (
+            "runs/E01-release-brief-careful-s1-always-large.html",
+            "\">vendor-note.md</a></p>",
+            "\">release-notes.md</a></p>",
+        ),
+        // An imported evaluation's metric and a trace's time.
+        (
+            "imports/I01/scorers.html",
+            "accuracy <span class=\"published\">0.375</span>",
+            "accuracy <span class=\"published\">0.875</span>",
+        ),
+        (
+            "imports/I02/otel/agent.otlp.html",
+            "(817.25 ms)",
+            "(317.25 ms)",
+        ),
     ] {
         let dir = built();
         let site = dir.path().join("site");

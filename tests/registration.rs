@@ -36,6 +36,27 @@ fn a_limit_or_price_edited_after_registration_fails() {
 }
 
 #[test]
+fn a_cache_price_added_after_registration_fails() {
+    // Cached input priced at a tenth after the fact would lower every
+    // cost that read the cache: the prices are registered rules.
+    let dir = sample_copy();
+    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+        for model in e["prices"]["models"]
+            .as_object_mut()
+            .expect("models")
+            .values_mut()
+        {
+            let input = model["input_per_mtok"].as_f64().expect("a price");
+            model["cache_read_per_mtok"] = json!(input / 10.0);
+        }
+    });
+    fails_with(
+        dir.path(),
+        &["E02/experiment.json: registered rules (SHA-256)"],
+    );
+}
+
+#[test]
 fn a_task_edited_after_registration_fails_naming_the_task_file() {
     let dir = sample_copy();
     let path = dir.path().join("experiments/tasks/shipping-rule.json");

@@ -46,16 +46,8 @@ pub fn export(
         );
     }
     paths.extend(
-        run.attempts
-            .iter()
-            .filter_map(|a| a.artifact.as_ref())
-            .map(|f| format!("{OBJECTS_DIR}/{}", f.sha256)),
-    );
-    paths.extend(
-        run.attempts
-            .iter()
-            .flat_map(|a| &a.turns)
-            .filter_map(|t| t.result.sha256.as_ref())
+        run.object_digests()
+            .into_iter()
             .map(|d| format!("{OBJECTS_DIR}/{d}")),
     );
     let mut files = BTreeMap::new();

@@ -11,6 +11,10 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod reseal;
+#[allow(unused_imports)]
+pub use reseal::*;
+
 /// The repository root (the workspace).
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

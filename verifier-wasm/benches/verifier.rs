@@ -104,7 +104,7 @@ impl Sample {
                     .iter()
                     .find(|(_, r)| r.task == task.id && r.outcome.passed)
                     .expect("a passing run of every task");
-                let family = serde_json::to_value(task.family).expect("a family");
+                let family = serde_json::to_value(&task.family).expect("a family");
                 let family = family.as_str().expect("a family name").to_string();
                 (family, task, path.as_str(), run)
             })

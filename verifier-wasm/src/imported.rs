@@ -1,27 +1,12 @@
 //! What every imported record shares: the `source` block naming the
 //! original it was derived from, and the receipt that re-derives it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::verify::Receipt;
 
-/// Where a record came from: the tool that wrote the original and its
-/// digest, under which the original is kept in `experiments/objects/`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Source {
-    /// `inspect_ai` or `opentelemetry`.
-    pub tool: String,
-    /// The tool's version, as the original records it.
-    pub version: String,
-    /// The original file's name when it was imported.
-    pub file: String,
-    /// `eval` (Inspect's zip archive), `json` or `otlp-json`.
-    pub format: String,
-    pub sha256: String,
-}
+pub use crate::model::Source;
 
 /// The receipt that `record` is exactly what the original gives
 /// (`derived`, from `original`, "the log"): the first field that differs

@@ -538,7 +538,16 @@ Its figures are calibrated: for E02 and E04 the simulator scales its token count
 
 It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged cost only over the runs whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
 
-Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the artifact and every check with its evidence.
+Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the transcript as the model saw it (the planted injection marked where it was read), the artifact and every check with its evidence.
+
+## Runs from real tools
+
+Two experiments were not simulated: they were imported from files that real tools wrote, and are checked against those files, kept byte for byte.
+
+- I01 holds logs that Inspect AI wrote running its evaluations against its offline mock model (`mockllm/model`), so the answers are canned, not a real model's. The scores of Inspect's deterministic scorers, each epoch reduction and each metric are recomputed from the log, and the record is derived from the log again: see [the scorers evaluation](imports/I01/scorers.html), where `match`, `includes`, `pattern`, `exact` and `f1` score the same samples over two epochs, or [the tool-using one](imports/I01/tools.html) with its transcripts.
+- I02 holds an OpenTelemetry trace export and log export that the OpenTelemetry Python SDK wrote while an agent called a local mock server: see [its runs, calls and tool executions](imports/I02/otel/agent.otlp.html), each held to what another part of the export says.
+
+The commands that bring such files in are in `docs/BRING-YOUR-OWN-RUNS.md`.
 ";
 
 #[cfg(test)]

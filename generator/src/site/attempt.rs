@@ -10,6 +10,7 @@ use receipts_verifier::model::{Attempt, Experiment, InputRole, ProviderCall, Tas
 use receipts_verifier::time;
 use receipts_verifier::verify::{RunVerification, Status};
 
+use super::transcript::{transcript_view, TranscriptView};
 use super::{label, mark, object_href, ReceiptView};
 use crate::load::Corpus;
 
@@ -26,6 +27,8 @@ pub struct AttemptView {
     /// calls no turn names.
     pub steps: Vec<StepView>,
     pub artifact: Option<ArtifactView>,
+    /// The messages, when the attempt recorded them.
+    pub transcript: Option<TranscriptView>,
     pub checks: Vec<CheckView>,
     pub inputs: Vec<InputView>,
     /// Every input has the task's digest before and after the attempt: the
@@ -232,6 +235,7 @@ pub fn attempt_view(
             .artifact
             .as_ref()
             .map(|f| artifact_view(corpus, f, index, verification)),
+        transcript: transcript_view(corpus, task, a, index, verification),
         checks: check_views(index, verification),
         inputs: a
             .inputs
@@ -300,24 +304,36 @@ fn steps(
     steps
 }
 
+/// A link to the object `d`, named by the task input it is when it is
+/// one; a planted document's text is shown so the reader sees what the
+/// model saw.
+pub(super) fn object_ref(corpus: &Corpus, task: &Task, d: &str) -> ObjectRefView {
+    let input = task.inputs.iter().find(|i| i.sha256 == d);
+    let injected = input.is_some_and(|i| i.role == InputRole::Injected);
+    ObjectRefView {
+        href: object_href(d),
+        label: input.map_or_else(
+            || format!("object {}", &d[..d.len().min(12)]),
+            |i| i.path.clone(),
+        ),
+        injected,
+        text: injected
+            .then(|| {
+                corpus
+                    .objects
+                    .get(d)
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+            })
+            .flatten(),
+    }
+}
+
 fn turn_view(corpus: &Corpus, task: &Task, t: &Turn) -> TurnView {
-    let result_ref = t.result.sha256.as_ref().map(|d| {
-        let input = task.inputs.iter().find(|i| i.sha256 == *d);
-        let injected = input.is_some_and(|i| i.role == InputRole::Injected);
-        ObjectRefView {
-            href: object_href(d),
-            label: input.map_or_else(|| format!("object {}", &d[..12]), |i| i.path.clone()),
-            injected,
-            text: injected
-                .then(|| {
-                    corpus
-                        .objects
-                        .get(d)
-                        .map(|b| String::from_utf8_lossy(b).into_owned())
-                })
-                .flatten(),
-        }
-    });
+    let result_ref = t
+        .result
+        .sha256
+        .as_ref()
+        .map(|d| object_ref(corpus, task, d));
     TurnView {
         tool: label(&t.action.tool),
         args: turn_args(&t.action.args),

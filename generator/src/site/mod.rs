@@ -15,6 +15,7 @@ mod regression;
 mod run;
 mod skill_edit;
 mod study;
+mod transcript;
 
 pub use attempt::*;
 pub use claims::*;

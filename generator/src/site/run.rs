@@ -61,6 +61,8 @@ pub struct RunView {
     pub time_s: f64,
     pub replaces: Option<Link>,
     pub replaced_by: Option<Link>,
+    /// The original another tool wrote, when the run was converted from one.
+    pub source: Option<SourceView>,
     pub record_href: String,
     /// The experiment's directory under `data/`.
     pub experiment_dir: String,
@@ -69,6 +71,17 @@ pub struct RunView {
     pub prev: Option<String>,
     pub next: Option<String>,
     pub attempts: Vec<AttemptView>,
+}
+
+/// A run's original: what wrote it, and the receipt that its bytes are kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceView {
+    pub tool: String,
+    pub version: String,
+    pub file: String,
+    pub format: String,
+    pub href: String,
+    pub kept: Option<ReceiptView>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -143,18 +156,7 @@ pub fn run_files(
     if let Some(task) = corpus.tasks.get(&run.task) {
         digests.extend(task.inputs.iter().map(|i| i.sha256.as_str()));
     }
-    digests.extend(
-        run.attempts
-            .iter()
-            .filter_map(|a| a.artifact.as_ref())
-            .map(|f| f.sha256.as_str()),
-    );
-    digests.extend(
-        run.attempts
-            .iter()
-            .flat_map(|a| &a.turns)
-            .filter_map(|t| t.result.sha256.as_deref()),
-    );
+    digests.extend(run.object_digests());
     digests.sort_unstable();
     digests.dedup();
     files.extend(digests.into_iter().map(object_href));
@@ -241,6 +243,18 @@ pub fn run_view(
             .replaced_by
             .get(run.id.as_str())
             .map(|id| link(id)),
+        source: run.source.as_ref().map(|s| SourceView {
+            tool: s.tool.clone(),
+            version: s.version.clone(),
+            file: s.file.clone(),
+            format: s.format.clone(),
+            href: object_href(&s.sha256),
+            kept: verification
+                .receipts
+                .iter()
+                .find(|r| r.subject == format!("objects/{}", s.sha256))
+                .map(ReceiptView::from),
+        }),
         record_href: record_href(loaded, &run.id, gzipped),
         experiment_dir: loaded.dir.clone(),
         compare: neighbours

@@ -16,6 +16,7 @@ use receipts_verifier::time;
 mod claims;
 mod harness;
 mod regression;
+mod transcript;
 
 use crate::error::InputError;
 use crate::load::{relative_name, Corpus, LoadedExperiment, OBJECTS_DIR, TASKS_DIR};
@@ -244,6 +245,13 @@ fn objects(corpus: &Corpus) -> Result<(), InputError> {
 fn task_refs(corpus: &Corpus, task: &Task) -> Result<(), InputError> {
     let file = format!("experiments/{TASKS_DIR}/{}.json", task.id);
     safe_id(&file, "id", &task.id)?;
+    if task.family.as_str().trim().is_empty() {
+        return Err(InputError::at(
+            &file,
+            "family",
+            "empty: a task's family names what kind of task it is",
+        ));
+    }
     let mut paths = BTreeSet::new();
     relative_name(&file, "artifact.path", &task.artifact.path)?;
     for (i, input) in task.inputs.iter().enumerate() {
@@ -502,6 +510,23 @@ fn run_refs(
         }
     }
     timestamp(&file, "started_at", &run.started_at)?;
+    if let Some(source) = &run.source {
+        for (field, value) in [
+            ("tool", &source.tool),
+            ("version", &source.version),
+            ("file", &source.file),
+            ("format", &source.format),
+        ] {
+            if value.trim().is_empty() {
+                return Err(InputError::at(
+                    &file,
+                    format!("source.{field}"),
+                    "empty: a source names the tool, its version, the original file and its format",
+                ));
+            }
+        }
+        digest_ref(corpus, &file, "source.sha256", &source.sha256)?;
+    }
     let task = &corpus.tasks[&run.task];
     for (i, a) in run.attempts.iter().enumerate() {
         let at = |f: &str| format!("attempts[{i}].{f}");
@@ -551,6 +576,7 @@ fn run_refs(
                 digest_ref(corpus, &file, &at(&format!("turns[{j}].result.sha256")), d)?;
             }
         }
+        transcript::messages(corpus, &file, i, &a.messages)?;
         if let Some(artifact) = &a.artifact {
             relative_name(&file, &at("artifact.path"), &artifact.path)?;
             digest_ref(corpus, &file, &at("artifact.sha256"), &artifact.sha256)?;

@@ -15,6 +15,8 @@
 mod archive;
 mod choice;
 pub mod log;
+mod pyre;
+mod python_tables;
 mod record;
 pub mod reduce;
 pub mod scorers;

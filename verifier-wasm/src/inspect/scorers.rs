@@ -8,7 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use super::text::{
-    casefold, float_repr, format_g5, parse_float, split_words, strip, strip_punctuation,
+    casefold, float_repr, format_g5, parse_float, split_words, strip, strip_punctuation, unassigned,
 };
 
 /// A score as a scorer gives it: the value and, where it records one, the answer.
@@ -52,6 +52,17 @@ pub struct Subject<'a> {
 
 /// Recomputes `scorer` with `options` (the non-default arguments the log records).
 pub fn recompute(scorer: &str, options: &Map<String, Value>, s: &Subject) -> Recompute {
+    let texts = std::iter::once(s.completion)
+        .chain(s.targets.iter().map(String::as_str))
+        .chain(s.choices.into_iter().flatten().map(String::as_str));
+    if let Some(c) = texts.flat_map(str::chars).find(|&c| unassigned(c)) {
+        if is_deterministic(scorer) {
+            return Recompute::NotRecomputed(format!(
+                "the text holds U+{:04X}, which the Unicode version of the verifier's Python tables leaves unassigned: a newer Python may fold it or read it as a digit",
+                c as u32
+            ));
+        }
+    }
     let flag = |name: &str, default: bool| -> Result<bool, String> {
         match options.get(name) {
             None | Some(Value::Null) => Ok(default),
@@ -363,6 +374,9 @@ fn round2(x: f64) -> f64 {
 /// `pattern()`: the first match's groups (or the whole match) compared
 /// with the targets, ignoring case with `lower()`.
 fn pattern(p: &str, ignore_case: bool, match_all: bool, s: &Subject) -> Result<Scored, String> {
+    if let Some(why) = super::pyre::differs_from_python(p, s.completion) {
+        return Err(why);
+    }
     let re = regex::RegexBuilder::new(p)
         .case_insensitive(ignore_case)
         .build()
@@ -483,5 +497,61 @@ mod tests {
             },
         );
         assert!(matches!(r, Recompute::NotRecomputed(why) if why.contains("recorded judgment")));
+    }
+
+    /// Cases Inspect's own `match_str` was run on (Inspect AI 0.3.285,
+    /// Python 3.11): digits of another script read as numbers, and a
+    /// ligature folded as `str.casefold` folds it.
+    #[test]
+    fn text_beyond_ascii_is_read_as_python_reads_it() {
+        let s = score(
+            "match",
+            json!({"numeric": true}),
+            "the answer is \u{661}\u{660}",
+            &["10"],
+        );
+        assert_eq!((s.value, s.answer.as_deref()), (json!("C"), Some("10")));
+        let s = score(
+            "match",
+            json!({"location": "exact"}),
+            "\u{fb01}le",
+            &["FILE"],
+        );
+        assert_eq!(
+            (s.value, s.answer.as_deref()),
+            (json!("C"), Some("\u{fb01}le"))
+        );
+    }
+
+    /// Where the verifier could read text or a pattern otherwise than
+    /// Inspect did, the score is left unchecked, never passed or failed.
+    #[test]
+    fn text_or_patterns_read_otherwise_than_python_are_not_recomputed() {
+        for (scorer, options, completion, words) in [
+            ("pattern", json!({"pattern": "(\\p{L}+)"}), "abc", "\\p"),
+            (
+                "pattern",
+                json!({"pattern": "(\\w+)$"}),
+                "done\n",
+                "final newline",
+            ),
+            ("includes", json!({}), "a \u{a7cb} b", "U+A7CB"),
+        ] {
+            let options = options.as_object().cloned().unwrap_or_default();
+            let targets = ["abc".to_string()];
+            let r = recompute(
+                scorer,
+                &options,
+                &Subject {
+                    completion,
+                    targets: &targets,
+                    choices: None,
+                },
+            );
+            assert!(
+                matches!(&r, Recompute::NotRecomputed(why) if why.contains(words)),
+                "{scorer} {completion:?}: {r:?}"
+            );
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{FileRef, FormatVersion, Provenance};
+use super::{FileRef, FormatVersion, Provenance, Source};
 
 /// `experiments/<experiment>/runs/<id>.json`: one file per run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub struct Run {
     pub seed: u64,
     pub policy: String,
     pub provenance: Provenance,
+    /// The original this run was converted from, when another tool
+    /// recorded it; the original's bytes are kept by digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
     /// The run this one was rerun to replace. The replaced run stays on record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
@@ -47,6 +51,10 @@ pub struct Attempt {
     pub duration_ms: u64,
     pub turns: Vec<Turn>,
     pub calls: Vec<ProviderCall>,
+    /// The conversation as the model saw it, in order: the transcript.
+    /// Empty when the attempt's messages were not recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<Message>,
     /// The input files the agent could see, with digests before and after the attempt.
     pub inputs: Vec<InputDigests>,
     /// The file the agent produced, if any. Its bytes live in the object store.
@@ -131,6 +139,36 @@ impl From<ActionTool> for String {
     fn from(tool: ActionTool) -> String {
         tool.as_str().to_string()
     }
+}
+
+/// One message of an attempt's transcript. Its content is untrusted text,
+/// kept inline (`text`) or, when large, as an object by digest (`sha256`).
+/// A message that names a turn is held to it: an assistant message to the
+/// call that chose the turn's action, a tool message to the turn's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// `system`, `user`, `assistant` or `tool`; any other role is kept as
+    /// written.
+    pub role: String,
+    /// The content, kept inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The content, kept as the object with this digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// A summary of the model's reasoning, where the provider returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// For an assistant message: the `request_id` of the provider call
+    /// that returned it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// The turn (its index in `turns`, from 0) whose action an assistant
+    /// message chose or whose result a tool message carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<usize>,
 }
 
 /// The runtime's permission decision for an action.
@@ -397,6 +435,21 @@ impl Run {
     /// The tiers tried, in order.
     pub fn tiers_tried(&self) -> Vec<&str> {
         self.attempts.iter().map(|a| a.tier.as_str()).collect()
+    }
+
+    /// The digests of every object the run names (artifacts, turn results,
+    /// message contents, its original), sorted, each once. The task's
+    /// inputs are the task's.
+    pub fn object_digests(&self) -> Vec<&str> {
+        let mut digests: Vec<&str> = self.source.iter().map(|s| s.sha256.as_str()).collect();
+        for a in &self.attempts {
+            digests.extend(a.artifact.iter().map(|f| f.sha256.as_str()));
+            digests.extend(a.turns.iter().filter_map(|t| t.result.sha256.as_deref()));
+            digests.extend(a.messages.iter().filter_map(|m| m.sha256.as_deref()));
+        }
+        digests.sort_unstable();
+        digests.dedup();
+        digests
     }
 }
 

@@ -34,9 +34,13 @@ pub enum TaskKind {
     Task,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// What kind of task it is. The simulated sample's three families are
+/// known by name; any other (a real benchmark's `coding`, `web-research`,
+/// …) is kept as written. Nothing the verifier checks reads it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "kebab-case")]
+#[serde(from = "String", into = "String")]
+#[cfg_attr(feature = "schema", schemars(with = "String"))]
 pub enum TaskFamily {
     /// Read documents (one carries a planted prompt injection), write a brief with exact quotes.
     DocumentResearch,
@@ -44,6 +48,37 @@ pub enum TaskFamily {
     FileTransformation,
     /// Write a rule program in the restricted expression language.
     BoundedProgramming,
+    /// Any other family, by the name the task gives it.
+    Named(String),
+}
+
+impl TaskFamily {
+    /// The family's name as written in the record.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TaskFamily::DocumentResearch => "document-research",
+            TaskFamily::FileTransformation => "file-transformation",
+            TaskFamily::BoundedProgramming => "bounded-programming",
+            TaskFamily::Named(name) => name,
+        }
+    }
+}
+
+impl From<String> for TaskFamily {
+    fn from(name: String) -> TaskFamily {
+        match name.as_str() {
+            "document-research" => TaskFamily::DocumentResearch,
+            "file-transformation" => TaskFamily::FileTransformation,
+            "bounded-programming" => TaskFamily::BoundedProgramming,
+            _ => TaskFamily::Named(name),
+        }
+    }
+}
+
+impl From<TaskFamily> for String {
+    fn from(family: TaskFamily) -> String {
+        family.as_str().to_string()
+    }
 }
 
 /// An input file and what it is to the task.

@@ -19,6 +19,7 @@ mod results;
 mod run;
 mod study;
 mod summary;
+mod transcript;
 
 pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{

@@ -283,20 +283,7 @@ pub fn assemble_report(
         serde_json::from_slice(task_text.as_bytes()).map_err(|e| format!("{task_path}: {e}"))?;
 
     let mut digests: Vec<&str> = task.inputs.iter().map(|i| i.sha256.as_str()).collect();
-    digests.extend(
-        parsed
-            .attempts
-            .iter()
-            .filter_map(|a| a.artifact.as_ref())
-            .map(|f| f.sha256.as_str()),
-    );
-    digests.extend(
-        parsed
-            .attempts
-            .iter()
-            .flat_map(|a| &a.turns)
-            .filter_map(|t| t.result.sha256.as_deref()),
-    );
+    digests.extend(parsed.object_digests());
     let objects: BTreeMap<String, Vec<u8>> =
         crate::btree::map(digests.into_iter().filter_map(|d| {
             files

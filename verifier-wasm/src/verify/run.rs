@@ -8,6 +8,7 @@ use crate::digest::sha256_hex;
 use crate::facts::RunFacts;
 use crate::model::{PriceTable, Run, Task};
 
+use super::transcript::{object_receipt, transcript_receipts};
 use super::{Objects, Receipt};
 
 /// What verifying a run found.
@@ -52,29 +53,37 @@ pub fn verify_task_inputs(task: &Task, objects: &dyn Objects) -> Vec<Receipt> {
     task.inputs
         .iter()
         .map(|input| {
-            let subject = format!("objects/{}", input.sha256);
             let claim = format!("input `{}` of task `{}`", input.path, task.id);
-            match objects.object(&input.sha256) {
-                None => Receipt::new(
-                    &subject,
-                    claim,
-                    &input.sha256,
-                    "no object holds these bytes",
-                    false,
-                ),
-                Some(bytes) => {
-                    let digest = sha256_hex(bytes);
-                    Receipt::new(
-                        &subject,
-                        claim,
-                        &input.sha256,
-                        &digest,
-                        digest == input.sha256,
-                    )
-                }
-            }
+            object_receipt(objects, &input.sha256, claim)
         })
         .collect()
+}
+
+/// The receipts of a run converted from another tool's original: the
+/// original is kept, byte for byte; that the run is what it gives is for
+/// no receipt here to say, since the verifier re-derives no run from
+/// another tool's format, and the page says so.
+fn source_receipts(subject: &str, run: &Run, objects: &dyn Objects) -> Vec<Receipt> {
+    let Some(source) = &run.source else {
+        return Vec::new();
+    };
+    let from = format!(
+        "`{}`, written by {} {} ({})",
+        source.file, source.tool, source.version, source.format
+    );
+    vec![
+        object_receipt(
+            objects,
+            &source.sha256,
+            format!("original of {}: {from}", run.id),
+        ),
+        Receipt::unchecked(
+            subject,
+            "source",
+            format!("converted from {from}"),
+            "not re-derived: the verifier reads no run from this tool's format, so the run is held to itself, not to its original",
+        ),
+    ]
 }
 
 /// Verifies one run. `subject` is the run record's path; `inputs` the task's input bytes.
@@ -86,10 +95,11 @@ pub fn verify_run(
     objects: &dyn Objects,
     prices: &PriceTable,
 ) -> RunVerification {
-    let mut receipts = Vec::new();
+    let mut receipts = source_receipts(subject, run, objects);
     let mut checks = Vec::new();
     let mut attempts_passed = Vec::new();
     for (i, attempt) in run.attempts.iter().enumerate() {
+        receipts.extend(transcript_receipts(subject, i, attempt, task, objects));
         let mut artifact = None;
         if let Some(file) = &attempt.artifact {
             let object_subject = format!("objects/{}", file.sha256);
