@@ -185,6 +185,24 @@ fn an_imported_evaluation_is_published_shown_and_verified_with_the_site() {
         "accuracy shown"
     );
     assert!(page.contains("Transcript (2 messages)"), "transcript");
+    // Every metric of every scorer that Inspect's `read_eval_log` reports
+    // for each fixture, on that fixture's page, recomputed and agreeing.
+    let expected = read_json(&fixture("expected.json"));
+    let mut shown = 0;
+    for log in LOGS {
+        let page = fs::read_to_string(site.join(format!("imports/evals/{log}.html"))).expect(log);
+        let reported = &expected[format!("{log}.eval")]["results"]["scores"];
+        for scorer in reported.as_array().into_iter().flatten() {
+            for (metric, value) in scorer["metrics"].as_object().expect("metrics") {
+                let cell = format!(
+                    "{metric} <span class=\"published\">{value}</span> <span class=\"recomputed pass\""
+                );
+                assert!(page.contains(&cell), "{log}: {} {cell}", scorer["name"]);
+                shown += 1;
+            }
+        }
+    }
+    assert!(shown >= 18, "every fixture's metrics: {shown}");
     // Untrusted text stays inert: the prompt's `<answer>` is text, not markup.
     assert!(
         page.contains("&lt;answer&gt;") && !page.contains("<answer>"),

@@ -9,9 +9,10 @@ import { fileURLToPath } from "node:url";
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const RECEIPTS = process.env.RECEIPTS_BIN ?? join(REPO, "target/debug/receipts");
 
-/** Runs the receipts command; returns stdout. */
+/** Runs the receipts command; returns stdout (a whole site's receipts as
+ * JSON run to megabytes, past Node's default buffer). */
 export function receipts(args, options = {}) {
-  return execFileSync(RECEIPTS, args, { encoding: "utf8", ...options });
+  return execFileSync(RECEIPTS, args, { encoding: "utf8", maxBuffer: 1 << 28, ...options });
 }
 
 /** Builds the shipped sample into a new temporary directory, with any
