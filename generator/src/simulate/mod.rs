@@ -7,6 +7,7 @@ mod calibrate;
 mod claims;
 mod fixtures;
 mod harness;
+mod memos;
 mod plan;
 mod publish;
 mod regression;
@@ -57,6 +58,12 @@ pub fn sample() -> Files {
         format!("experiments/{STUDY_FILE}"),
         json_bytes(&claims::study()),
     );
+    for (name, memo) in [
+        ("limitations", memos::LIMITATIONS),
+        ("provider-feedback", memos::FEEDBACK),
+    ] {
+        out.insert(format!("docs/memos/{name}.md"), memo.as_bytes().to_vec());
+    }
     write_showcase(&mut out, &all_runs);
     write_imported(&mut out);
     write_imported_traces(&mut out);
