@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use receipts_verifier::model::{Attempt, Task};
+use receipts_verifier::model::{Attempt, RoleKind, Task};
 use receipts_verifier::verify::RunVerification;
 
 use super::attempt::{object_ref, ObjectRefView};
@@ -22,7 +22,8 @@ pub struct TranscriptView {
 pub struct MessageView {
     /// The role as the record writes it.
     pub role: String,
-    /// `system`, `user`, `assistant`, `tool` or `other`: for styling.
+    /// The role's kind (`system`, `user`, `assistant`, `tool` or `other`):
+    /// for styling.
     pub kind: &'static str,
     pub text: Option<String>,
     pub reasoning: Option<String>,
@@ -55,24 +56,20 @@ pub fn transcript_view(
             let turn = m.turn.and_then(|j| a.turns.get(j));
             MessageView {
                 role: m.role.clone(),
-                kind: match m.role.as_str() {
-                    "system" => "system",
-                    "user" => "user",
-                    "assistant" => "assistant",
-                    "tool" => "tool",
-                    _ => "other",
-                },
+                kind: m.role_kind().as_str(),
                 text: m.text.clone(),
                 reasoning: m.reasoning.clone(),
                 call: m.call.clone(),
                 turn: m.turn.map(|j| j + 1),
-                action: turn.filter(|_| m.role == "assistant").map(|t| {
-                    if t.action.args.is_null() {
-                        t.action.tool.as_str().to_string()
-                    } else {
-                        format!("{} {}", t.action.tool.as_str(), t.action.args)
-                    }
-                }),
+                action: turn
+                    .filter(|_| m.role_kind() == RoleKind::Assistant)
+                    .map(|t| {
+                        if t.action.args.is_null() {
+                            t.action.tool.as_str().to_string()
+                        } else {
+                            format!("{} {}", t.action.tool.as_str(), t.action.args)
+                        }
+                    }),
                 object: m.sha256.as_deref().map(|d| object_ref(corpus, task, d)),
             }
         })

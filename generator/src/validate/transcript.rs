@@ -17,11 +17,11 @@ pub(super) fn messages(
 ) -> Result<(), InputError> {
     for (k, m) in messages.iter().enumerate() {
         let at = |f: &str| format!("attempts[{i}].messages[{k}].{f}");
-        if m.role.trim().is_empty() || m.role.chars().any(char::is_control) {
+        if !m.role_is_word() {
             return Err(InputError::at(
                 file,
                 at("role"),
-                "a message's role is a word: `system`, `user`, `assistant`, `tool`, or any other",
+                "a message's role is a word in ASCII letters, digits, `_` and `-`: `system`, `user`, `assistant`, `tool`, or any other",
             ));
         }
         if m.text.is_some() && m.sha256.is_some() {

@@ -171,6 +171,61 @@ pub struct Message {
     pub turn: Option<usize>,
 }
 
+/// What a message's role is to the checks and the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleKind {
+    System,
+    User,
+    Assistant,
+    Tool,
+    Other,
+}
+
+impl RoleKind {
+    /// The kind's name, for pages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleKind::System => "system",
+            RoleKind::User => "user",
+            RoleKind::Assistant => "assistant",
+            RoleKind::Tool => "tool",
+            RoleKind::Other => "other",
+        }
+    }
+}
+
+impl Message {
+    /// Whether the role is a protocol word: ASCII letters, digits, `_`
+    /// and `-`. A role in other letters could look like `tool` and be
+    /// another word.
+    pub fn role_is_word(&self) -> bool {
+        !self.role.is_empty()
+            && self
+                .role
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }
+
+    /// The role's kind, read ignoring case and punctuation as providers
+    /// spell it (`Tool`, `tool_result`, `function` are tool messages), so
+    /// a spelling cannot carry a result past the checks.
+    pub fn role_kind(&self) -> RoleKind {
+        let folded: String = self
+            .role
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        match folded.as_str() {
+            "system" | "developer" => RoleKind::System,
+            "user" | "human" => RoleKind::User,
+            "assistant" | "model" | "ai" => RoleKind::Assistant,
+            "tool" | "toolresult" | "function" | "functionresult" | "ipython" => RoleKind::Tool,
+            _ => RoleKind::Other,
+        }
+    }
+}
+
 /// The runtime's permission decision for an action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use crate::digest::sha256_hex;
 use crate::imported::short;
-use crate::model::{ActionTool, Attempt, Task};
+use crate::model::{ActionTool, Attempt, RoleKind, Task};
 
 use super::{Objects, Receipt};
 
@@ -108,6 +108,12 @@ fn first_disagreement(a: &Attempt) -> Option<String> {
     let mut last: Option<usize> = None;
     for (k, m) in a.messages.iter().enumerate() {
         let at = format!("messages[{k}]");
+        if !m.role_is_word() {
+            return Some(format!(
+                "{at}'s role {:?} is not a protocol word (ASCII letters, digits, `_`, `-`)",
+                m.role
+            ));
+        }
         if m.text.is_some() && m.sha256.is_some() {
             return Some(format!(
                 "{at} keeps its content twice, inline and as an object"
@@ -120,8 +126,9 @@ fn first_disagreement(a: &Attempt) -> Option<String> {
                 ));
             }
         }
+        let kind = m.role_kind();
         let Some(j) = m.turn else {
-            if m.role == "tool" {
+            if kind == RoleKind::Tool {
                 return Some(format!(
                     "{at} is a tool message that names no turn: no recorded action returned it"
                 ));
@@ -134,8 +141,8 @@ fn first_disagreement(a: &Attempt) -> Option<String> {
                 a.turns.len()
             ));
         };
-        match m.role.as_str() {
-            "assistant" if m.call.as_deref() != Some(t.call.as_str()) => {
+        match kind {
+            RoleKind::Assistant if m.call.as_deref() != Some(t.call.as_str()) => {
                 return Some(format!(
                     "{at} says {} chose turn {j}; the turn was chosen by call `{}`",
                     m.call
@@ -144,8 +151,8 @@ fn first_disagreement(a: &Attempt) -> Option<String> {
                     t.call
                 ));
             }
-            "assistant" => {}
-            "tool" => {
+            RoleKind::Assistant => {}
+            RoleKind::Tool => {
                 if let Some(before) = last.filter(|&l| l >= j) {
                     return Some(format!(
                         "{at} answers turn {j} after a message answering turn {before}"
@@ -161,9 +168,10 @@ fn first_disagreement(a: &Attempt) -> Option<String> {
                 last = Some(j);
                 answered[j] = true;
             }
-            other => {
+            RoleKind::System | RoleKind::User | RoleKind::Other => {
                 return Some(format!(
-                    "{at} is a `{other}` message naming turn {j}; only assistant and tool messages name turns"
+                    "{at} is a `{}` message naming turn {j}; only assistant and tool messages name turns",
+                    m.role
                 ));
             }
         }
