@@ -4,15 +4,14 @@
 // bypassed, so escaping alone must hold; and once more with the CSP.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { OUTCOMES, launch } from "./browser.mjs";
 import { payloads } from "./payloads.mjs";
 import { serve } from "./server.mjs";
-import { REPO, receipts } from "./setup.mjs";
+import { REPO, receipts, tempDir } from "./setup.mjs";
 
 const P = payloads();
 const HARNESS_RUN = "H01-sim-agent-careful-s2";
@@ -28,7 +27,7 @@ function editJson(path, f) {
 
 before(async () => {
   assert.ok(P.length >= 50, `${P.length} payloads`);
-  root = mkdtempSync(join(tmpdir(), "receipts-hostile-"));
+  root = tempDir("receipts-hostile-");
   for (const sub of ["experiments", "showcase", "docs"]) cpSync(join(REPO, sub), join(root, sub), { recursive: true });
   const e = join(root, "experiments");
   let k = 0;

@@ -1,7 +1,7 @@
 // Shared set-up for the browser tests: the receipts binary, a freshly built
 // copy of the sample site in a temporary directory, and file helpers.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,17 +15,33 @@ export function receipts(args, options = {}) {
   return execFileSync(RECEIPTS, args, { encoding: "utf8", maxBuffer: 1 << 28, ...options });
 }
 
+/** The temporary directories this test file made, removed when it exits:
+ * each holds a built site, and a run of every file would otherwise leave
+ * a gigabyte behind. */
+const made = [];
+process.on("exit", () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new temporary directory whose name starts with `prefix`, removed when
+ * the test file exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 /** Builds the shipped sample into a new temporary directory, with any
  * further `build` flags; returns the site's path. */
 export function buildSample(flags = []) {
-  const dir = mkdtempSync(join(tmpdir(), "receipts-browser-"));
+  const dir = tempDir("receipts-browser-");
   receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site"), ...flags]);
   return join(dir, "site");
 }
 
 /** A copy of `site` in a new temporary directory. */
 export function copySite(site) {
-  const dir = mkdtempSync(join(tmpdir(), "receipts-copy-"));
+  const dir = tempDir("receipts-copy-");
   cpSync(site, join(dir, "site"), { recursive: true });
   return join(dir, "site");
 }

@@ -6,13 +6,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { isPageFailure, launch, open, OUTCOMES } from "./browser.mjs";
 import { serve } from "./server.mjs";
-import { buildSample, copySite, receipts } from "./setup.mjs";
+import { buildSample, copySite, receipts, tempDir } from "./setup.mjs";
 
 let browser;
 let site;
@@ -24,7 +23,7 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 before(async () => {
   site = buildSample();
-  verifier = join(mkdtempSync(join(tmpdir(), "receipts-verifier-")), "verifier");
+  verifier = join(tempDir("receipts-verifier-"), "verifier");
   const printed = receipts(["verifier", "--out", verifier]);
   // The command prints each file's digest and the verifier's own.
   const sums = readFileSync(join(verifier, "SHA256SUMS"), "utf8");
@@ -219,7 +218,7 @@ test("a record edited without resealing fails by name", async () => {
 
 /** A zip of the site in `dir`, its files under `site/`. */
 function zipOf(dir) {
-  const zip = join(mkdtempSync(join(tmpdir(), "receipts-zip-")), "site.zip");
+  const zip = join(tempDir("receipts-zip-"), "site.zip");
   execFileSync("python3", ["-c", [
     "import os, sys, zipfile",
     "src, out = sys.argv[1], sys.argv[2]",
@@ -288,7 +287,7 @@ test("opened from disk, it verifies a site given by address", async () => {
 
 test("a report is anchored only by the pin or its site", async () => {
   const report = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
-  const file = join(mkdtempSync(join(tmpdir(), "receipts-report-")), "run.report.json");
+  const file = join(tempDir("receipts-report-"), "run.report.json");
   const forged = JSON.parse(report);
   forged.claims.passed = !forged.claims.passed;
   for (const [text, pin, expected] of [
