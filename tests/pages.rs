@@ -100,14 +100,14 @@ fn harness_tokens(run: &serde_json::Value) -> u64 {
 fn harness_report_pages_show_each_figure_beside_its_recomputation() {
     let dir = sample_copy();
     let root = dir.path();
-    let rel = "experiments/harness/H01/runs/H01-sim-agent-careful-s2.json";
+    let rel = "experiments/harness/H01/runs/H01-sim-agent-careful-s1.json";
     let mut run: serde_json::Value =
         serde_json::from_slice(&fs::read(root.join(rel)).expect("run")).expect("json");
     let tokens = harness_tokens(&run);
     let out = receipts(root, &["build", "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let page = || {
-        fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-careful-s2.html"))
+        fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-careful-s1.html"))
             .expect("report page")
     };
     let html = page();
@@ -119,7 +119,7 @@ fn harness_report_pages_show_each_figure_beside_its_recomputation() {
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;.invalid"));
     assert!(!html.contains("<img src=x"));
     let suite = fs::read_to_string(root.join("site/harness/H01.html")).expect("suite page");
-    assert!(suite.contains("href=\"../harness/H01/H01-sim-agent-careful-s2.html\""));
+    assert!(suite.contains("href=\"../harness/H01/H01-sim-agent-careful-s1.html\""));
     let index = fs::read_to_string(root.join("site/index.html")).expect("landing");
     assert!(index.contains("href=\"harness/H01.html\""));
 

@@ -113,6 +113,7 @@ fn every_record_the_tool_writes_is_valid_under_its_schema() {
         "task",
         "study",
         "deviations",
+        "model_check",
         "showcase",
         "report",
         "harness_run",

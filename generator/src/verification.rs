@@ -89,6 +89,7 @@ fn check<'a>(corpus: &'a Corpus, loaded: &'a LoadedExperiment) -> ExperimentChec
         results: loaded.results.as_deref(),
         results_text: loaded.results_text.as_deref(),
         deviations: loaded.deviations.as_ref(),
+        models: loaded.models.as_ref(),
         anchors: loaded.anchors.files(),
         tasks: &corpus.tasks,
         objects: &corpus.objects,

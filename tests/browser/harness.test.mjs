@@ -14,7 +14,7 @@ import { claimFailures as claims, isManifestFailure, isPageFailure, launch, veri
 import { buildSample, copySite, receipts } from "./setup.mjs";
 
 const SUITE = "harness/H01.html";
-const RUN = "H01-sim-agent-careful-s2";
+const RUN = "H01-sim-agent-careful-s1";
 const PAGE = `harness/H01/${RUN}.html`;
 const RECORD = `data/harness/H01/runs/${RUN}.json`;
 let browser;
@@ -33,10 +33,10 @@ function verifyPage(root, path) {
   return verifyAt(browser, root, path);
 }
 
-/** A copy of the site whose run record is changed by `f` (on its parsed JSON). */
-function tampered(f) {
+/** A copy of the site whose run record (of run `id`) is changed by `f` (on its parsed JSON). */
+function tampered(f, id = RUN) {
   const copy = copySite(site);
-  const file = join(copy, RECORD);
+  const file = join(copy, `data/harness/H01/runs/${id}.json`);
   const run = JSON.parse(readFileSync(file, "utf8"));
   f(run);
   writeFileSync(file, JSON.stringify(run, null, 2) + "\n");
@@ -93,7 +93,7 @@ test("a published figure changed in a record fails that figure, on every page th
     receipts(["verify", copy], { stdio: "pipe" });
   } catch (e) {
     code = e.status;
-    assert.match(e.stdout, /FAIL data\/harness\/H01\/runs\/H01-sim-agent-careful-s2\.json: report\.tool_failures: recorded \d+; recomputed \d+/);
+    assert.match(e.stdout, /FAIL data\/harness\/H01\/runs\/H01-sim-agent-careful-s1\.json: report\.tool_failures: recorded \d+; recomputed \d+/);
     assert.ok(e.stdout.includes(`FAIL ${RECORD}: SHA-256 in data/SHA256SUMS: recorded ${listed}; recomputed ${found}`), e.stdout);
   }
   assert.equal(code, 1, "receipts verify exits 1");
@@ -116,4 +116,28 @@ test("an egress decision the allowlist contradicts fails its receipt", async () 
     `${RECORD} | SHA-256 in data/SHA256SUMS`,
     `${PAGE} | digest of ${RECORD} shown on the page`,
   ]);
+});
+
+test("a tool call's refusal rewritten as an approval fails its vetting receipt", async () => {
+  const refused = "H01-sim-agent-fast-s2";
+  const record = `data/harness/H01/runs/${refused}.json`;
+  let index = -1;
+  const copy = tampered((run) => {
+    index = run.events.findIndex((e) => e.event === "tool_call" && (e.vetting ?? []).some((v) => v.decision === "denied"));
+    assert.ok(index >= 0, "the run has a refused tool call");
+    const call = run.events[index];
+    for (const v of call.vetting) v.decision = "allowed";
+    call.ok = true;
+    call.error = null;
+    run.report.args_refused -= 1;
+    run.report.tool_failures -= 1;
+  }, refused);
+  const { result } = await verifyPage(copy, `harness/H01/${refused}.html`);
+  assert.equal(result.status, "failed", result.text);
+  const failed = claims(result);
+  assert.ok(
+    failed.some((f) => f.startsWith(`${record} | `) && f.includes(`events[${index}].vetting`) && f.includes("recorded allowed, recomputed denied")),
+    failed.join("\n"),
+  );
+  assert.ok(failed.some((f) => f.includes("report.args_refused")), failed.join("\n"));
 });

@@ -253,6 +253,9 @@ mod tests {
             median_time_s: 9.0,
             truncations: 0,
             timeouts: 0,
+            errors: 0,
+            empty_responses: 0,
+            retries: 0,
             throughput_tps: 100.0,
         }
     }

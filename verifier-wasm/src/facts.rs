@@ -136,6 +136,12 @@ pub struct AttemptFacts {
     pub truncations: u64,
     /// Calls that timed out.
     pub timeouts: u64,
+    /// Calls that failed with an error status (refused, or the provider failed).
+    pub errors: u64,
+    /// Calls that completed with an empty reply ([`crate::model::Attempt::empty_responses`]).
+    pub empty_responses: u64,
+    /// Calls that repeat an earlier call (`retry_of`).
+    pub retries: u64,
     /// Completion tokens and latency, over the calls whose usage is known.
     pub completion_tokens: u64,
     pub latency_ms: u64,
@@ -158,6 +164,9 @@ impl RunFacts {
                     cost: attempt_cost(a, prices),
                     truncations: count(a.calls.iter(), ProviderCall::truncated),
                     timeouts: count(a.calls.iter(), |c| c.status == CallStatus::Timeout),
+                    errors: count(a.calls.iter(), |c| c.status == CallStatus::Error),
+                    empty_responses: a.empty_responses().count() as u64,
+                    retries: count(a.calls.iter(), |c| c.retry_of.is_some()),
                     completion_tokens: known.clone().map(|(u, _)| u.completion_tokens).sum(),
                     latency_ms: known.map(|(_, c)| c.latency_ms).sum(),
                 }

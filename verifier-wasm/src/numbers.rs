@@ -103,6 +103,9 @@ fn policy_numbers(policy: &str, runs: &[JudgedRun<'_>]) -> Result<PolicyNumbers,
         median_time_s: median(&times),
         truncations: attempts.iter().map(|a| a.truncations).sum(),
         timeouts: attempts.iter().map(|a| a.timeouts).sum(),
+        errors: attempts.iter().map(|a| a.errors).sum(),
+        empty_responses: attempts.iter().map(|a| a.empty_responses).sum(),
+        retries: attempts.iter().map(|a| a.retries).sum(),
         throughput_tps: attempts_throughput(&attempts),
     })
 }
@@ -134,6 +137,9 @@ fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers
         },
         truncations: attempts.iter().map(|a| a.truncations).sum(),
         timeouts: attempts.iter().map(|a| a.timeouts).sum(),
+        errors: attempts.iter().map(|a| a.errors).sum(),
+        empty_responses: attempts.iter().map(|a| a.empty_responses).sum(),
+        retries: attempts.iter().map(|a| a.retries).sum(),
         throughput_tps: attempts_throughput(&attempts),
     }))
 }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
-    Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, RegressionBenchmark,
+    Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, ModelCheck, RegressionBenchmark,
     RegressionSuite, Report, ResultRow, Run, Showcase, SkillEdit, Study, Summary, Task,
 };
 
@@ -22,6 +22,7 @@ pub enum Kind {
     Study,
     ResultRow,
     Deviations,
+    ModelCheck,
     GitAnchor,
     Showcase,
     Report,
@@ -53,6 +54,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::Study,
         Kind::ResultRow,
         Kind::Deviations,
+        Kind::ModelCheck,
         Kind::GitAnchor,
         Kind::Showcase,
         Kind::Report,
@@ -78,6 +80,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::Study => "study",
         Kind::ResultRow => "result-row",
         Kind::Deviations => "deviations",
+        Kind::ModelCheck => "model-check",
         Kind::GitAnchor => "git-anchor",
         Kind::Showcase => "showcase",
         Kind::Report => "report",
@@ -100,6 +103,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::Study => schema_for!(Study),
         Kind::ResultRow => schema_for!(ResultRow),
         Kind::Deviations => schema_for!(Deviations),
+        Kind::ModelCheck => schema_for!(ModelCheck),
         Kind::GitAnchor => schema_for!(GitAnchor),
         Kind::Showcase => schema_for!(Showcase),
         Kind::Report => schema_for!(Report),

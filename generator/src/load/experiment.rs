@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use receipts_verifier::model::{
-    Deviations, Experiment, GitAnchor, ResultRow, Run, Summary, GIT_ANCHOR_FILE, TIMESTAMP_FILE,
-    TSA_CERTIFICATE_FILE,
+    Deviations, Experiment, GitAnchor, ModelCheck, ResultRow, Run, Summary, GIT_ANCHOR_FILE,
+    MODEL_CHECK_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
 
 use super::{expect_stem, file_name, safe_join, Corpus, Reader, MAX_FILE_BYTES};
@@ -31,6 +31,8 @@ pub struct LoadedExperiment {
     /// The results table's bytes, for the same reason.
     pub results_text: Option<Vec<u8>>,
     pub deviations: Option<Deviations>,
+    /// `models.json`: the model-id smoke test, when there is one.
+    pub models: Option<ModelCheck>,
     /// What backs the registration time from outside the record.
     pub anchors: LoadedAnchors,
     /// The head of each run, sorted by id; the records are read again by
@@ -168,6 +170,12 @@ impl Reader<'_> {
         } else {
             None
         };
+        let models_path = dir.join(MODEL_CHECK_FILE);
+        let models = if self.is_file(&models_path) {
+            Some(self.json(&models_path)?)
+        } else {
+            None
+        };
         let beside = |name: &str| -> Result<Option<Vec<u8>>, InputError> {
             let path = dir.join(name);
             Ok(if self.is_file(&path) {
@@ -202,6 +210,7 @@ impl Reader<'_> {
             results,
             results_text,
             deviations,
+            models,
             anchors,
             runs,
         })

@@ -92,7 +92,8 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
             passed_tier = Some(policy.tiers[index].clone());
             break;
         }
-        if policy.kind == PolicyKind::Single || end == EndReason::BudgetStop || end_t >= limit {
+        let halted = matches!(end, EndReason::BudgetStop | EndReason::Error);
+        if policy.kind == PolicyKind::Single || halted || end_t >= limit {
             break;
         }
         index += 1;
@@ -136,12 +137,40 @@ struct AttemptSim<'a, 'b> {
     /// The run's time limit, when the artifact-writing call is to be cut at it.
     cut_at: Option<i64>,
     previous_prompt: u64,
+    /// How the next call is answered, when the plan scripts it.
+    scripted: Option<Scripted>,
+    /// The call the next call retries.
+    retry_of: Option<String>,
 }
 
 enum CallResult {
     Answered(String),
     Truncated(String),
     TimedOut(String),
+    /// The provider answered with an error status and no response.
+    Failed(String),
+}
+
+impl CallResult {
+    fn id(self) -> String {
+        match self {
+            CallResult::Answered(id)
+            | CallResult::Truncated(id)
+            | CallResult::TimedOut(id)
+            | CallResult::Failed(id) => id,
+        }
+    }
+}
+
+/// A call the plan scripts instead of the provider's usual answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scripted {
+    /// HTTP 401: the key was refused.
+    Refused,
+    /// HTTP 503: the provider failed.
+    ServerError,
+    /// Reasoning only, no content, finish reason `stop`.
+    Empty,
 }
 
 impl<'a, 'b> AttemptSim<'a, 'b> {
@@ -166,6 +195,8 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             certain: None,
             cut_at: None,
             previous_prompt: 0,
+            scripted: None,
+            retry_of: None,
         }
     }
 
@@ -182,12 +213,15 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 false,
             );
         }
+        if let Some(stop) = self.failed_first_call(incident) {
+            return (stop, false);
+        }
         let task = self.ctx.fixture.task.clone();
         for (i, input) in task.inputs.iter().enumerate() {
             let timeout = incident == Some(Incident::CallTimeout) && i == 1;
             let args = json!({"path": input.path});
             match self.call(timeout, false) {
-                CallResult::TimedOut(id) => {
+                CallResult::TimedOut(id) | CallResult::Failed(id) => {
                     self.no_action(
                         &id,
                         "no response: the call timed out and its usage was lost",
@@ -284,6 +318,34 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         )
     }
 
+    /// The first call as the plan's provider failure scripts it: a refused
+    /// key ends the attempt (returned); a server error or an empty reply
+    /// gives no action, and the next call retries it.
+    fn failed_first_call(&mut self, incident: Option<Incident>) -> Option<Attempt> {
+        let script = match incident? {
+            Incident::AuthRefused => Scripted::Refused,
+            Incident::ServerErrorRetried => Scripted::ServerError,
+            Incident::EmptyReplyRetried => Scripted::Empty,
+            _ => return None,
+        };
+        self.scripted = Some(script);
+        let id = self.call(false, false).id();
+        let why = match script {
+            Scripted::Refused => "refused: HTTP 401, the API key was not accepted; no response",
+            Scripted::ServerError => "no response: HTTP 503 from the provider; the call is retried",
+            Scripted::Empty => {
+                "empty reply: the model returned reasoning only and no content, with finish reason `stop`; the call is retried"
+            }
+        };
+        self.no_action(&id, why);
+        if script == Scripted::Refused {
+            let stop = "the provider refused the API key (HTTP 401); an authentication error halts the run, since every tier uses the same key";
+            return Some(self.finish_attempt(None, EndReason::Error, Some(stop)));
+        }
+        self.retry_of = Some(id);
+        None
+    }
+
     /// The artifact-writing call runs until the run's time limit and is cut
     /// there, without usage; the attempt ends with the run.
     fn cut(&mut self, limit: i64) -> Attempt {
@@ -324,7 +386,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 );
                 None
             }
-            CallResult::TimedOut(_) => None,
+            CallResult::TimedOut(_) | CallResult::Failed(_) => None,
             CallResult::Answered(id) => {
                 let task = &self.ctx.fixture.task;
                 let p = match self.certain {
@@ -482,9 +544,21 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         let started_at = format(UnixMillis(self.t));
         let tps =
             self.tier.tokens_per_second(self.ctx.plan, self.start) * (0.9 + 0.2 * self.rng.unit());
-        let (usage, latency_ms, finish, status) = if let (true, Some(limit)) =
-            (timeout, self.cut_at)
-        {
+        let scripted = self.scripted.take();
+        let retry_of = self.retry_of.take();
+        let (http_status, error) = match scripted {
+            Some(Scripted::Refused) => (Some(401), Some("invalid or expired API key")),
+            Some(Scripted::ServerError) => (Some(503), Some("upstream model unavailable")),
+            _ => (None, None),
+        };
+        let (usage, latency_ms, finish, status) = if let Some(code) = http_status {
+            (
+                None,
+                120 + u64::from(code) + self.rng.range(0, 80),
+                None,
+                CallStatus::Error,
+            )
+        } else if let (true, Some(limit)) = (timeout, self.cut_at) {
             (
                 None,
                 (limit - self.t).max(1) as u64,
@@ -496,6 +570,13 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         } else {
             let (reasoning, visible) = if truncate {
                 (budget, 0)
+            } else if scripted == Some(Scripted::Empty) {
+                // Every token reasoning, none of them content.
+                let (lo, hi) = self.tier.reasoning_range;
+                (
+                    scale(self.rng.range(lo, hi), scales.completion).min(budget - 400),
+                    0,
+                )
             } else {
                 let (lo, hi) = self.tier.reasoning_range;
                 (
@@ -538,10 +619,15 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             max_tokens: budget,
             prompt_tokens_reserved: prompt,
             status,
+            http_status,
+            error: error.map(str::to_string),
+            retry_of,
         });
         self.previous_prompt = prompt;
         self.t += latency_ms as i64;
-        if timeout {
+        if http_status.is_some() {
+            CallResult::Failed(request_id)
+        } else if timeout {
             CallResult::TimedOut(request_id)
         } else if truncate {
             CallResult::Truncated(request_id)

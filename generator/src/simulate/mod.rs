@@ -8,6 +8,7 @@ mod claims;
 mod fixtures;
 mod harness;
 mod memos;
+mod models;
 mod plan;
 mod publish;
 mod regression;
@@ -276,6 +277,10 @@ fn write_experiment_limited(
     }
     let experiment = publish::experiment(plan, &log, &tasks);
     let dir = format!("experiments/{}", plan.id);
+    out.insert(
+        format!("{dir}/{}", receipts_verifier::model::MODEL_CHECK_FILE),
+        json_bytes(&models::model_check(plan)),
+    );
     out.insert(format!("{dir}/LOG.md"), log.into_bytes());
     out.insert(format!("{dir}/experiment.json"), json_bytes(&experiment));
     let mut published = publish::summary(

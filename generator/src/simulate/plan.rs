@@ -71,6 +71,14 @@ pub enum Incident {
     /// The run reaches its time limit while its second tier writes the
     /// artifact: that call is cut, its usage is lost, and the run ends.
     RunLimitCut,
+    /// The provider refuses the first call's key (HTTP 401): the attempt
+    /// ends in an error and the run halts, whatever its policy.
+    AuthRefused,
+    /// The first call fails with HTTP 503 and no response; it is retried.
+    ServerErrorRetried,
+    /// The first call completes with reasoning only and no content (finish
+    /// reason `stop`); it is retried.
+    EmptyReplyRetried,
 }
 
 /// One cell of the grid (or a rerun of one).
@@ -417,6 +425,20 @@ pub fn sample() -> Vec<ExperimentPlan> {
         id(fixtures::PROGRAM, "careful", 1, "always-large"),
         Incident::LedgerStopBeforeCall,
     );
+    // The provider failures the source met, each once, on always-medium
+    // runs whose outcome they leave as it was: a refused key, a server
+    // error retried, an empty reply retried.
+    let failures = [
+        (fixtures::RESEARCH, 1, Incident::AuthRefused, false),
+        (fixtures::TRANSFORM, 1, Incident::ServerErrorRetried, true),
+        (fixtures::PROGRAM, 1, Incident::EmptyReplyRetried, true),
+    ];
+    let mut kept = BTreeMap::new();
+    for (task, seed, incident, passed) in failures {
+        let run = id(task, "careful", seed, "always-medium");
+        incidents.insert(run.clone(), incident);
+        kept.insert(run, passed);
+    }
     // The large tier skips a required citation in four release briefs (one
     // of them by chance); the ladder fails two of those cells on every tier
     // and loses a third run to the ledger: 83.3% against 77.8%, as the source.
@@ -430,6 +452,7 @@ pub fn sample() -> Vec<ExperimentPlan> {
     ]
     .map(|(task, profile, seed, policy)| (id(task, profile, seed, policy), false))
     .into_iter()
+    .chain(kept)
     .collect();
     let e02 = ExperimentPlan {
         id: "E02".to_string(),

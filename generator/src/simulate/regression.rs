@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::model::{
-    AgreementRules, CallStatus, ClassRates, Drift, EditAction, EditLabel, FinishReason,
-    FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result, ModelPrice, NoiseFloor,
-    PriceTable, Provenance, ProviderCall, RegressionBenchmark, RegressionBenchmarkKind,
-    RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, SideEffect, SkillDiff, SkillEdit,
-    SkillEditKind, Trace, Usage, Verdict, VerdictCost, VerdictResult, REGRESSIONS_DIR,
+    AgreementRules, CallStatus, ClassRates, Drift, EditAction, EditLabel, EditLatency,
+    FinishReason, FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result,
+    ModelPrice, NoiseFloor, PriceTable, Provenance, ProviderCall, Recall, RegressionBenchmark,
+    RegressionBenchmarkKind, RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome,
+    SideEffect, SkillDiff, SkillEdit, SkillEditKind, Trace, Usage, Verdict, VerdictCost,
+    VerdictResult, REGRESSIONS_DIR,
 };
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::same_side_effects;
@@ -111,6 +112,9 @@ fn judge_call(id: &str, model: &str, rng: &mut Rng, at: i64) -> ProviderCall {
         max_tokens: 512,
         prompt_tokens_reserved: prompt,
         status: CallStatus::Ok,
+        http_status: None,
+        error: None,
+        retry_of: None,
     }
 }
 
@@ -170,7 +174,8 @@ fn simulate(
         .map(|(t, ..)| (t.to_string(), Cost::ZERO))
         .collect();
     let mut all_largest = Cost::ZERO;
-    let mut t = at + 60_000;
+    // The replays start 20 s after the edit, 12 s apart.
+    let mut t = at + 20_000;
     let mut replays = Vec::new();
     for (task_id, script) in &plan.replays {
         let task = tasks[task_id];
@@ -274,7 +279,7 @@ fn simulate(
                 }
             }
         };
-        t += 90_000;
+        t += 12_000;
         replays.push(replay);
     }
     let result = replays
@@ -315,6 +320,7 @@ fn simulate(
                 total_usd: round6(total.low),
                 all_largest_usd: round6(all_largest.low),
             },
+            decided_at: Some(format(UnixMillis(t))),
         },
     }
 }
@@ -353,6 +359,31 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
             }
         }
     }
+    let regressions: Vec<&SkillEdit> = edits
+        .iter()
+        .filter(|e| e.label.as_ref().is_some_and(|l| l.regression))
+        .collect();
+    let n = regressions.len() as u64;
+    let held_or_reverted = regressions
+        .iter()
+        .filter(|e| e.verdict.result != VerdictResult::Pass)
+        .count() as u64;
+    let reverted = regressions
+        .iter()
+        .filter(|e| e.verdict.result == VerdictResult::Block)
+        .count() as u64;
+    let two = |x: f64| (x * 100.0).round() / 100.0;
+    let mut seconds: Vec<f64> = edits
+        .iter()
+        .map(|e| {
+            let at = |t: &str| receipts_verifier::time::parse(t).map(|t| t.0).unwrap_or(0);
+            let decided = e.verdict.decided_at.as_deref().map_or(0, at);
+            (decided - at(&e.edited_at)) as f64 / 1000.0
+        })
+        .collect();
+    seconds.sort_by(f64::total_cmp);
+    let rank = (95 * seconds.len()).div_ceil(100).max(1);
+    let mean = seconds.iter().sum::<f64>() / seconds.len().max(1) as f64;
     for row in classes.values_mut() {
         row.detection_rate = row
             .detected
@@ -374,6 +405,18 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
                 (diverged as f64 / pairs as f64 * 100.0).round() / 100.0
             },
         },
+        recall: Some(Recall {
+            regressions: n,
+            held_or_reverted,
+            reverted,
+            recall: two(held_or_reverted as f64 / n.max(1) as f64),
+            block_recall: two(reverted as f64 / n.max(1) as f64),
+        }),
+        latency: Some(EditLatency {
+            edits: seconds.len() as u64,
+            mean_s: (mean * 10.0).round() / 10.0,
+            p95_s: seconds.get(rank - 1).copied().unwrap_or(0.0),
+        }),
     }
 }
 

@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use receipts_verifier::checks::Evidence;
 use receipts_verifier::cost::{attempt_cost, call_cost, Cost};
-use receipts_verifier::model::{Attempt, Experiment, InputRole, ProviderCall, Task, Turn, Usage};
+use receipts_verifier::model::{
+    Attempt, CallStatus, Experiment, InputRole, ProviderCall, Task, Turn, Usage,
+};
 use receipts_verifier::time;
 use receipts_verifier::verify::{RunVerification, Status};
 
@@ -125,6 +127,10 @@ pub struct CallView {
     pub finish_reason: Option<String>,
     pub max_tokens: u64,
     pub status: String,
+    /// What went wrong, in words, when the call failed or its reply was empty.
+    pub failure: Option<String>,
+    /// The call this one retries.
+    pub retry_of: Option<String>,
     pub cost: Cost,
 }
 
@@ -192,6 +198,8 @@ pub fn attempt_view(
         finish_reason: c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
         max_tokens: c.max_tokens,
         status: label(&c.status),
+        failure: failure(a, c),
+        retry_of: c.retry_of.clone(),
         cost: call_cost(c, &e.prices).unwrap_or_default(),
     };
     let calls = SharedCallFacts {
@@ -412,4 +420,29 @@ fn readable(bytes: &[u8], media_type: &str) -> Option<String> {
         }
     }
     Some(text.to_string())
+}
+
+/// What went wrong with call `c` of attempt `a`, in words: a refused key, an
+/// error status, an empty reply.
+fn failure(a: &Attempt, c: &ProviderCall) -> Option<String> {
+    let error = c
+        .error
+        .as_deref()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default();
+    if c.refused_authentication() {
+        return Some(format!(
+            "authentication refused (HTTP {}){error}",
+            c.http_status.unwrap_or_default()
+        ));
+    }
+    if let Some(code) = c.http_status.filter(|&code| code >= 400) {
+        return Some(format!("HTTP {code}{error}"));
+    }
+    if c.status == CallStatus::Error {
+        return Some(format!("error{error}"));
+    }
+    a.empty_responses()
+        .any(|e| e.request_id == c.request_id)
+        .then(|| "empty reply: finished within budget with no action".to_string())
 }

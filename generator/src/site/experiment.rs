@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use receipts_verifier::model::{
-    Analysis, Correction, Experiment, Grid, PriceTable, Provenance, Summary,
+    Analysis, Correction, Experiment, Grid, ModelCheck, PriceTable, Provenance, Summary,
+    MODEL_CHECK_FILE,
 };
 use receipts_verifier::numbers::rounded;
 use receipts_verifier::verify::{display, ExperimentVerification, Receipt, Status};
@@ -51,6 +52,8 @@ pub struct ExperimentView {
     pub primary: Option<AnalysisTables>,
     pub secondary: Vec<SecondaryView>,
     pub corrections: Vec<CorrectionView>,
+    /// The model-id smoke test, when the experiment has one.
+    pub models: Option<ModelsView>,
     /// Receipts of the results table and the task inputs that did not pass.
     pub other_failures: Vec<ReceiptView>,
     pub results_rows: usize,
@@ -60,6 +63,48 @@ pub struct ExperimentView {
     pub run_rows: Vec<RunRow>,
     /// The experiment's raw files under `data/`.
     pub records: Vec<DocLink>,
+}
+
+/// The model-id smoke test: each probe's call, and the receipts.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelsView {
+    pub listed_at: String,
+    pub listed: Vec<String>,
+    pub probes: Vec<ProbeView>,
+    pub receipts: Vec<ReceiptView>,
+}
+
+/// One probe of the smoke test.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeView {
+    pub model: String,
+    pub catalog_name: Option<String>,
+    pub request_id: String,
+    pub echoed: Option<String>,
+    pub started_at: String,
+    pub latency_ms: u64,
+    pub status: String,
+}
+
+fn models_view(check: &ModelCheck, receipts: Vec<ReceiptView>) -> ModelsView {
+    ModelsView {
+        listed_at: check.listed_at.clone(),
+        listed: check.listed.clone(),
+        probes: check
+            .probes
+            .iter()
+            .map(|p| ProbeView {
+                model: p.model.clone(),
+                catalog_name: p.catalog_name.clone(),
+                request_id: p.call.request_id.clone(),
+                echoed: p.call.model_echoed.clone(),
+                started_at: p.call.started_at.clone(),
+                latency_ms: p.call.latency_ms,
+                status: super::label(&p.call.status),
+            })
+            .collect(),
+        receipts,
+    }
 }
 
 /// Runs listed on an experiment's page; a larger experiment links to the runs index.
@@ -153,7 +198,7 @@ const fn col(
     }
 }
 
-const POLICY_COLUMNS: [Column; 9] = [
+const POLICY_COLUMNS: [Column; 12] = [
     col("runs", "Runs", "", ""),
     col("pass_rate_pct", "Tasks passed", "", "%"),
     col("pass_rate_sd_pct", "± SD (seeds)", "", ""),
@@ -162,15 +207,21 @@ const POLICY_COLUMNS: [Column; 9] = [
     col("median_time_s", "Median time", "", " s"),
     col("truncations", "Truncations", "", ""),
     col("timeouts", "Timeouts", "", ""),
+    col("errors", "Call errors", "", ""),
+    col("empty_responses", "Empty replies", "", ""),
+    col("retries", "Retries", "", ""),
     col("throughput_tps", "Throughput", "", " tok/s"),
 ];
 
-const TIER_COLUMNS: [Column; 6] = [
+const TIER_COLUMNS: [Column; 9] = [
     col("attempts", "Attempts", "", ""),
     col("pass_rate_pct", "Attempts passed", "", "%"),
     col("total_cost_usd", "Total cost", "$", ""),
     col("truncations", "Truncations", "", ""),
     col("timeouts", "Timeouts", "", ""),
+    col("errors", "Call errors", "", ""),
+    col("empty_responses", "Empty replies", "", ""),
+    col("retries", "Retries", "", ""),
     col("throughput_tps", "Throughput", "", " tok/s"),
 ];
 
@@ -331,6 +382,7 @@ pub fn experiment_view(
     let e: &Experiment = &loaded.experiment;
     let summary: Option<&Summary> = loaded.summary.as_ref();
     let summary_subject = format!("{}/summary.json", loaded.dir);
+    let models_subject = format!("{}/{MODEL_CHECK_FILE}", loaded.dir);
     let tables = Tables {
         receipts: v
             .receipts
@@ -477,11 +529,21 @@ pub fn experiment_view(
                 corrected_at: c.corrected_at.clone(),
             })
             .collect(),
+        models: loaded.models.as_ref().map(|check| {
+            let receipts = v
+                .receipts
+                .iter()
+                .filter(|r| r.subject == models_subject)
+                .map(ReceiptView::from)
+                .collect();
+            models_view(check, receipts)
+        }),
         other_failures: v
             .receipts
             .iter()
             .filter(|r| {
                 r.subject != summary_subject
+                    && r.subject != models_subject
                     && !prereg_subjects.contains(&r.subject)
                     && r.status != Status::Pass
             })

@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use receipts_verifier::model::{CallStatus, Decision, HarnessEvent, HarnessRun, HarnessSuite};
+use receipts_verifier::model::{
+    ArgCheck, ArgRule, CallStatus, Decision, HarnessEvent, HarnessRun, HarnessSuite,
+};
 use receipts_verifier::verify::{
     allowed, figures, HarnessFigures, Receipt, Status, SuiteVerification,
 };
@@ -28,10 +30,48 @@ const REPORT: &[(&str, &str)] = &[
     ("report.latency_p95_ms", "Latency p95 (ms)"),
     ("report.tool_failures", "Tool failures"),
     ("report.egress_blocked", "Egress blocked"),
+    ("report.args_refused", "Arguments refused"),
     ("report.tokens_used", "Tokens used"),
     ("report.snapshots", "Snapshots"),
     ("report.aborted_on_budget", "Stopped on budget"),
 ];
+
+/// An argument rule as the suite page states it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArgRuleView {
+    pub id: String,
+    pub tool: String,
+    pub arg: String,
+    /// What the argument must be, in words.
+    pub must: String,
+}
+
+fn arg_rule_view(rule: &ArgRule) -> ArgRuleView {
+    let quoted = |items: Vec<String>| {
+        items
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let must = match &rule.check {
+        ArgCheck::PathUnder { prefixes } => format!(
+            "a path under {}, with no `..` segment",
+            quoted(prefixes.clone())
+        ),
+        ArgCheck::OneOf { values } => format!(
+            "one of {}",
+            quoted(values.iter().map(ToString::to_string).collect())
+        ),
+        ArgCheck::MaxChars { max } => format!("at most {max} characters"),
+    };
+    ArgRuleView {
+        id: rule.id.clone(),
+        tool: rule.tool.clone(),
+        arg: rule.arg.clone(),
+        must,
+    }
+}
 
 /// A suite on the results page.
 #[derive(Debug, Clone, Serialize)]
@@ -54,6 +94,8 @@ pub struct SuiteView {
     pub simulated: bool,
     pub token_cap: u64,
     pub egress_allowlist: Vec<String>,
+    /// The argument rules, each in words.
+    pub arg_rules: Vec<ArgRuleView>,
     pub prices: Vec<PriceRow>,
     /// The suite-level receipts (a suite whose id differs from its directory).
     pub suite_receipts: Vec<ReceiptView>,
@@ -263,6 +305,7 @@ pub fn suite_view(loaded: &LoadedSuite, verified: &SuiteVerification) -> SuiteVi
         simulated: suite_simulated(loaded),
         token_cap: suite.token_cap,
         egress_allowlist: suite.egress_allowlist.clone(),
+        arg_rules: suite.arg_rules.iter().map(arg_rule_view).collect(),
         prices: suite
             .prices
             .models
@@ -375,6 +418,15 @@ fn events(suite: &HarnessSuite, run: &HarnessRun) -> Vec<EventRow> {
                         (false, Some(e)) => (format!("failed: {e}"), "fail"),
                         (false, None) => ("failed".to_string(), "fail"),
                     };
+                    if !t.vetting.is_empty() {
+                        let vetted: Vec<String> = t
+                            .vetting
+                            .iter()
+                            .map(|v| format!("{} {}", v.rule, label(&v.decision)))
+                            .collect();
+                        row.result
+                            .push_str(&format!(" · vetted: {}", vetted.join(", ")));
+                    }
                 }
                 HarnessEvent::Egress(g) => {
                     row.kind = "egress";

@@ -94,6 +94,9 @@ pub fn experiment_records(loaded: &LoadedExperiment) -> Vec<String> {
     if loaded.deviations.is_some() {
         names.push("deviations.json".to_string());
     }
+    if loaded.models.is_some() {
+        names.push(receipts_verifier::model::MODEL_CHECK_FILE.to_string());
+    }
     names.extend(loaded.anchors.names().into_iter().map(String::from));
     names
 }

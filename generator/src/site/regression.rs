@@ -107,6 +107,9 @@ pub struct BenchmarkView {
     pub published_at: String,
     pub rows: Vec<BenchmarkRow>,
     pub noise: Vec<FigureCell>,
+    /// Recall counting a hold and counting only a revert, and the time from
+    /// edit to verdict, where the benchmark publishes them.
+    pub gate: Vec<FigureCell>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -371,6 +374,27 @@ fn benchmark(
             ("noise_floor.rate", "Noise floor"),
         ]
         .into_iter()
+        .map(|(claim, label)| FigureCell {
+            label: label.to_string(),
+            cell: receipt_cell(&receipts, claim),
+        })
+        .collect(),
+        gate: [
+            ("recall.regressions", "Labelled regressions"),
+            (
+                "recall.held_or_reverted",
+                "Held or reverted (WARN or BLOCK)",
+            ),
+            ("recall.reverted", "Reverted (BLOCK)"),
+            ("recall.recall", "Recall, a hold counted as a catch"),
+            ("recall.block_recall", "Block recall, only a revert counted"),
+            ("latency.edits", "Edits timed"),
+            ("latency.mean_s", "Edit to verdict, mean (s)"),
+            ("latency.p95_s", "Edit to verdict, p95 (s)"),
+            ("latency", "Edit to verdict"),
+        ]
+        .into_iter()
+        .filter(|(claim, _)| receipts.iter().any(|r| r.claim == *claim))
         .map(|(claim, label)| FigureCell {
             label: label.to_string(),
             cell: receipt_cell(&receipts, claim),

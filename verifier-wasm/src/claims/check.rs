@@ -48,6 +48,9 @@ impl Names {
                             median_time_s: 0.0,
                             truncations: 0,
                             timeouts: 0,
+                            errors: 0,
+                            empty_responses: 0,
+                            retries: 0,
                             throughput_tps: 0.0,
                         })
                         .collect(),

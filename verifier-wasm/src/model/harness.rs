@@ -45,6 +45,83 @@ pub struct HarnessSuite {
     pub token_cap: u64,
     /// How the reports' latency percentiles are computed.
     pub percentile_method: PercentileMethod,
+    /// The rules the harness vets tool arguments by, before a tool runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_rules: Vec<ArgRule>,
+}
+
+/// A rule the harness holds one argument of one tool's calls to. A call
+/// that breaks it is refused: the tool does not run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ArgRule {
+    /// The rule's id, which each vetting it decides names.
+    pub id: String,
+    /// The tool whose calls it vets.
+    pub tool: String,
+    /// The argument it reads: a key of the call's `args` object.
+    pub arg: String,
+    pub check: ArgCheck,
+}
+
+/// What an argument must be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArgCheck {
+    /// A string path that starts with one of `prefixes` and has no `..`
+    /// segment, no backslash and no NUL.
+    PathUnder { prefixes: Vec<String> },
+    /// One of `values`, as JSON.
+    OneOf { values: Vec<serde_json::Value> },
+    /// A string of at most `max` characters.
+    MaxChars { max: u64 },
+}
+
+impl ArgRule {
+    /// Vets a call's `args`: `Ok` with what was found, or `Err` with why the
+    /// call is refused. A missing argument is refused.
+    pub fn vet(&self, args: &serde_json::Value) -> Result<String, String> {
+        let Some(value) = args.get(&self.arg) else {
+            return Err(format!("no `{}` argument", self.arg));
+        };
+        let text = || {
+            value
+                .as_str()
+                .ok_or_else(|| format!("`{}` is not a string", self.arg))
+        };
+        match &self.check {
+            ArgCheck::PathUnder { prefixes } => {
+                let path = text()?;
+                let escapes = path.contains('\\')
+                    || path.contains('\0')
+                    || path.split('/').any(|segment| segment == "..");
+                if escapes {
+                    return Err(format!("`{path}` steps out of its directory"));
+                }
+                match prefixes.iter().find(|p| path.starts_with(p.as_str())) {
+                    Some(p) => Ok(format!("`{path}` is under `{p}`")),
+                    None => Err(format!("`{path}` is not under {}", prefixes.join(", "))),
+                }
+            }
+            ArgCheck::OneOf { values } => {
+                if values.contains(value) {
+                    Ok(format!("{value} is allowed"))
+                } else {
+                    Err(format!("{value} is not one of the allowed values"))
+                }
+            }
+            ArgCheck::MaxChars { max } => {
+                let n = text()?.chars().count() as u64;
+                if n <= *max {
+                    Ok(format!("{n} characters"))
+                } else {
+                    Err(format!("{n} characters, over {max}"))
+                }
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,6 +198,21 @@ pub struct ToolCall {
     /// Why the call failed (untrusted); `null` when it did not.
     #[serde(default)]
     pub error: Option<String>,
+    /// The suite's argument rules for this tool, each as the harness
+    /// decided it before the tool ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vetting: Vec<Vetting>,
+}
+
+/// One argument rule, decided for one tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Vetting {
+    /// The rule's id.
+    pub rule: String,
+    /// `allowed`, or `denied`: the call was refused and the tool did not run.
+    pub decision: Decision,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,6 +262,10 @@ pub struct RunReport {
     pub tool_failures: u64,
     /// Egress attempts the harness blocked.
     pub egress_blocked: u64,
+    /// Tool calls refused by an argument rule. Absent in a report written
+    /// before the rules existed, and then read as 0.
+    #[serde(default)]
+    pub args_refused: u64,
     /// Prompt and completion tokens over every call.
     pub tokens_used: u64,
     pub snapshots: u64,

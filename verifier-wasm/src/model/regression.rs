@@ -290,6 +290,11 @@ pub struct Verdict {
     pub result: VerdictResult,
     pub action: EditAction,
     pub cost: VerdictCost,
+    /// When the verdict was decided (UTC): after the edit, its replays and
+    /// every judge call. From `edited_at` to here is the edit's time to
+    /// verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
 }
 
 /// PASS merges the edit, WARN holds it for review, BLOCK reverts it.
@@ -330,6 +335,43 @@ pub struct RegressionBenchmark {
     /// One row per label class, sorted by class.
     pub classes: Vec<ClassRates>,
     pub noise_floor: NoiseFloor,
+    /// Over every labelled regression: how many the gate held or reverted,
+    /// and how many it reverted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<Recall>,
+    /// From each labelled edit to its verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<EditLatency>,
+}
+
+/// Recall over every labelled regression, two ways: counting a hold (WARN)
+/// as a catch, and counting only a revert (BLOCK).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Recall {
+    /// Labelled regressions whose verdict is decided.
+    pub regressions: u64,
+    /// Of those, held or reverted (WARN or BLOCK).
+    pub held_or_reverted: u64,
+    /// Of those, reverted (BLOCK).
+    pub reverted: u64,
+    /// `held_or_reverted / regressions`.
+    pub recall: f64,
+    /// `reverted / regressions`: the block recall.
+    pub block_recall: f64,
+}
+
+/// Edit-to-verdict time over the labelled edits: from `edited_at` to
+/// `verdict.decided_at`, in seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EditLatency {
+    pub edits: u64,
+    pub mean_s: f64,
+    /// The nearest-rank 95th percentile.
+    pub p95_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

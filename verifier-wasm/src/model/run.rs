@@ -294,6 +294,19 @@ pub struct ProviderCall {
     /// With `max_tokens` it bounds the cost of a call whose usage was lost.
     pub prompt_tokens_reserved: u64,
     pub status: CallStatus,
+    /// The HTTP status the provider answered with, where it was recorded.
+    /// A status of 400 or above is a refusal: the call returned no usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The provider's error message, as it sent it (untrusted), for a call
+    /// that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The `request_id` of the earlier call of the same attempt that this
+    /// call repeats, because that one returned no usable action (it failed,
+    /// timed out, or its reply was empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_of: Option<String>,
 }
 
 /// Token usage of one call. Counters a provider did not report are `null`.
@@ -376,6 +389,12 @@ impl FinishReason {
 }
 
 impl ProviderCall {
+    /// Whether the provider refused the call for its credentials (HTTP 401
+    /// or 403): every later call with the same key would be refused too.
+    pub fn refused_authentication(&self) -> bool {
+        self.status == CallStatus::Error && matches!(self.http_status, Some(401 | 403))
+    }
+
     /// Whether the call stopped on its budget: the provider said so, or it
     /// returned every output token it was allowed, whatever word it gave.
     pub fn truncated(&self) -> bool {
@@ -474,6 +493,22 @@ pub struct RunOutcome {
     pub passed: bool,
     /// The tier of the attempt that passed, if one did.
     pub passed_tier: Option<String>,
+}
+
+impl Attempt {
+    /// The calls that completed with an empty reply: the provider said it
+    /// stopped on its own, within its budget, yet the turn the call chose
+    /// runs nothing (a reply of reasoning only, or no content at all).
+    pub fn empty_responses(&self) -> impl Iterator<Item = &ProviderCall> {
+        self.calls.iter().filter(|c| {
+            c.status == CallStatus::Ok
+                && !c.truncated()
+                && self
+                    .turns
+                    .iter()
+                    .any(|t| t.call == c.request_id && t.action.tool == ActionTool::None)
+        })
+    }
 }
 
 impl Run {

@@ -75,6 +75,18 @@ pub struct PolicyNumbers {
     pub median_time_s: f64,
     pub truncations: u64,
     pub timeouts: u64,
+    /// Provider calls that failed with an error status (an authentication
+    /// refusal, a server error). Absent in a summary written before this
+    /// figure existed, and then read as 0, so it is held to the runs too.
+    #[serde(default)]
+    pub errors: u64,
+    /// Provider calls that completed with an empty reply: stopped on their
+    /// own, within budget, with no action to run.
+    #[serde(default)]
+    pub empty_responses: u64,
+    /// Provider calls that repeat an earlier call of their attempt.
+    #[serde(default)]
+    pub retries: u64,
     /// Completion tokens per second of call time, over calls with known usage.
     pub throughput_tps: f64,
 }
@@ -91,6 +103,18 @@ pub struct TierNumbers {
     pub total_cost_usd: CostBound,
     pub truncations: u64,
     pub timeouts: u64,
+    /// Provider calls that failed with an error status (an authentication
+    /// refusal, a server error). Absent in a summary written before this
+    /// figure existed, and then read as 0, so it is held to the runs too.
+    #[serde(default)]
+    pub errors: u64,
+    /// Provider calls that completed with an empty reply: stopped on their
+    /// own, within budget, with no action to run.
+    #[serde(default)]
+    pub empty_responses: u64,
+    /// Provider calls that repeat an earlier call of their attempt.
+    #[serde(default)]
+    pub retries: u64,
     pub throughput_tps: f64,
 }
 

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::anchor::AnchorFiles;
 use crate::model::{
-    benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
+    benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, ModelCheck,
     RegressionBenchmark, RegressionSuite, ResultRow, Run, SkillEdit, Study, Summary, Task,
-    GIT_ANCHOR_FILE, HARNESS_DIR, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE,
+    GIT_ANCHOR_FILE, HARNESS_DIR, MODEL_CHECK_FILE, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE,
     TSA_CERTIFICATE_FILE,
 };
 
@@ -246,6 +246,7 @@ struct Loaded<'f> {
     summary: Option<Summary>,
     results: Option<Vec<ResultRow>>,
     deviations: Option<Deviations>,
+    models: Option<ModelCheck>,
     git: Option<GitAnchor>,
 }
 
@@ -328,6 +329,10 @@ impl<'f> Loaded<'f> {
         let deviations: Option<Deviations> = files
             .get(&deviations_path)
             .and_then(|b| parse(&deviations_path, b, receipts));
+        let models_path = format!("{dir}/{MODEL_CHECK_FILE}");
+        let models: Option<ModelCheck> = files
+            .get(&models_path)
+            .and_then(|b| parse(&models_path, b, receipts));
         let git_path = format!("{dir}/{GIT_ANCHOR_FILE}");
         let git: Option<GitAnchor> = files
             .get(&git_path)
@@ -340,6 +345,7 @@ impl<'f> Loaded<'f> {
             summary,
             results,
             deviations,
+            models,
             git,
         })
     }
@@ -366,6 +372,7 @@ impl<'f> Loaded<'f> {
             results: self.results.as_deref(),
             results_text: beside("results.csv"),
             deviations: self.deviations.as_ref(),
+            models: self.models.as_ref(),
             tasks,
             objects,
         }

@@ -9,12 +9,14 @@ use crate::claims::{claim_receipts, ExperimentFigures, Figures, Within};
 use crate::decide::decide;
 use crate::facts::RunFacts;
 use crate::model::{
-    Analysis, Deviations, Experiment, Operand, Outcome, ResultRow, Rule, Run, Summary, Task,
+    Analysis, Deviations, Experiment, ModelCheck, Operand, Outcome, ResultRow, Rule, Run, Summary,
+    Task,
 };
 use crate::numbers::{analyze, latest_runs, primary_runs, JudgedRun};
 
 use super::conduct::conduct_receipts;
 use super::grid::grid_receipts;
+use super::models::model_check_receipts;
 use super::registration::preregistration;
 use super::results::results_receipts;
 use super::run::{task_input_bytes, verify_run, verify_task_inputs};
@@ -35,6 +37,8 @@ pub struct ExperimentCheck<'a> {
     pub results_text: Option<&'a [u8]>,
     /// `deviations.json`, when the experiment has one.
     pub deviations: Option<&'a Deviations>,
+    /// `models.json`, the model-id smoke test, when the experiment has one.
+    pub models: Option<&'a ModelCheck>,
     /// What backs the registration time from outside the record.
     pub anchors: AnchorFiles<'a>,
     pub tasks: &'a BTreeMap<String, Task>,
@@ -191,6 +195,10 @@ impl ExperimentCheck<'_> {
             RERUNS_REPLACE.to_string(),
             analyze(e, &latest_runs(&judged)).unwrap_or(empty),
         );
+        if let Some(check) = self.models {
+            let first_run = runs.iter().filter_map(|v| v.facts.started_at).min();
+            receipts.extend(model_check_receipts(self.dir, check, e, first_run));
+        }
         let grid = grid_receipts(self.dir, e, &judged, self.deviations);
         receipts.extend(grid.receipts);
         if let Some(rows) = self.results {

@@ -6,8 +6,8 @@
 
 use crate::cost::{call_cost, Cost};
 use crate::model::{
-    harness_run_path, harness_suite_path, AbortReason, Decision, HarnessEvent, HarnessRun,
-    HarnessSuite, PercentileMethod, ProviderCall,
+    harness_run_path, harness_suite_path, AbortReason, ArgRule, Decision, HarnessEvent, HarnessRun,
+    HarnessSuite, PercentileMethod, ProviderCall, ToolCall,
 };
 
 use super::published::cost_receipt;
@@ -44,6 +44,8 @@ pub struct HarnessFigures {
     pub latency_p95_ms: Option<u64>,
     pub tool_failures: u64,
     pub egress_blocked: u64,
+    /// Tool calls an argument rule of the suite refuses.
+    pub args_refused: u64,
     pub snapshots: u64,
     /// Prompt and completion tokens over every call whose usage is known.
     pub tokens_known: u64,
@@ -106,6 +108,9 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
         egress_blocked: count(
             &|e| matches!(e, HarnessEvent::Egress(g) if g.decision == Decision::Denied),
         ) as u64,
+        args_refused: count(
+            &|e| matches!(e, HarnessEvent::ToolCall(t) if vet(suite, t).iter().any(|(_, v)| v.is_err())),
+        ) as u64,
         snapshots: count(&|e| matches!(e, HarnessEvent::Snapshot(_))) as u64,
         tokens_known: tokens,
         usage_lost,
@@ -117,6 +122,93 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
             .iter()
             .position(|e| matches!(e, HarnessEvent::Abort(a) if a.reason == AbortReason::Budget)),
     }
+}
+
+/// The suite's rules for `call`'s tool, each with its decision on the
+/// call's arguments.
+pub fn vet<'s>(
+    suite: &'s HarnessSuite,
+    call: &ToolCall,
+) -> Vec<(&'s ArgRule, Result<String, String>)> {
+    suite
+        .arg_rules
+        .iter()
+        .filter(|r| r.tool == call.tool)
+        .map(|r| (r, r.vet(&call.args)))
+        .collect()
+}
+
+/// The receipt of a tool call's vetting, when the suite has rules for its
+/// tool or the call records any: every rule for the tool recorded, each
+/// decision as recomputed from the arguments, no other rule named, and a
+/// refused call not run.
+fn vetting_receipt(
+    subject: &str,
+    i: usize,
+    suite: &HarnessSuite,
+    call: &ToolCall,
+) -> Option<Receipt> {
+    let rules = vet(suite, call);
+    if rules.is_empty() && call.vetting.is_empty() {
+        return None;
+    }
+    let recorded = if call.vetting.is_empty() {
+        "not vetted".to_string()
+    } else {
+        call.vetting
+            .iter()
+            .map(|v| format!("{}: {}", v.rule, decision(v.decision)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let recomputed: Vec<String> = rules
+        .iter()
+        .map(|(r, v)| match v {
+            Ok(why) => format!("{}: allowed ({why})", r.id),
+            Err(why) => format!("{}: denied ({why})", r.id),
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for v in &call.vetting {
+        if !rules.iter().any(|(r, _)| r.id == v.rule) {
+            problems.push(format!(
+                "`{}` is no rule of the suite for `{}`",
+                v.rule, call.tool
+            ));
+        }
+    }
+    for (rule, result) in &rules {
+        let expected = if result.is_ok() {
+            Decision::Allowed
+        } else {
+            Decision::Denied
+        };
+        match call.vetting.iter().find(|v| v.rule == rule.id) {
+            None => problems.push(format!("`{}` was not recorded", rule.id)),
+            Some(v) if v.decision != expected => problems.push(format!(
+                "`{}` recorded {}, recomputed {}",
+                rule.id,
+                decision(v.decision),
+                decision(expected)
+            )),
+            Some(_) => {}
+        }
+    }
+    let refused = rules.iter().any(|(_, v)| v.is_err());
+    if refused && call.ok {
+        problems.push("refused, yet the tool ran".to_string());
+    }
+    let mut shown = recomputed.join("; ");
+    if !problems.is_empty() {
+        shown = format!("{shown}: {}", problems.join("; "));
+    }
+    Some(Receipt::new(
+        subject,
+        format!("events[{i}].vetting"),
+        recorded,
+        shown,
+        problems.is_empty(),
+    ))
 }
 
 /// Whether the allowlist lets a run reach `host` (host names compare
@@ -218,6 +310,7 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
     for (claim, published, recomputed) in [
         ("report.tool_failures", r.tool_failures, f.tool_failures),
         ("report.egress_blocked", r.egress_blocked, f.egress_blocked),
+        ("report.args_refused", r.args_refused, f.args_refused),
         ("report.snapshots", r.snapshots, f.snapshots),
     ] {
         receipts.push(Receipt::new(
@@ -250,6 +343,9 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
     });
 
     for (i, event) in run.events.iter().enumerate() {
+        if let HarnessEvent::ToolCall(t) = event {
+            receipts.extend(vetting_receipt(subject, i, suite, t));
+        }
         if let HarnessEvent::Egress(g) = event {
             let expected = if allowed(&suite.egress_allowlist, &g.host) {
                 Decision::Allowed

@@ -11,6 +11,7 @@ pub use conduct::{is_conduct, MAX_TOKENS_PER_SECOND};
 mod experiment;
 mod grid;
 mod harness;
+mod models;
 mod published;
 mod registration;
 mod regression;

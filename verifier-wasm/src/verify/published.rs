@@ -77,7 +77,8 @@ impl Precision {
     /// `pass_rate_pct`, `cost_usd_low`, `runs`, …).
     pub fn of(field: &str) -> Precision {
         match field {
-            "runs" | "attempts" | "truncations" | "timeouts" | "seed" => Precision::Whole,
+            "runs" | "attempts" | "truncations" | "timeouts" | "errors" | "empty_responses"
+            | "retries" | "seed" => Precision::Whole,
             f if f.ends_with("_usd") || f.starts_with("cost_usd") || f == "low" || f == "high" => {
                 Precision::DecimalsOrShare(4, 0.01)
             }

@@ -17,7 +17,7 @@ mod edit;
 
 pub use benchmark::{benchmark_rates, verify_benchmark, Rates};
 pub use cost::{edit_cost, EditCost};
-pub use edit::{verify_regressions, verify_skill_edit, RegressionVerification};
+pub use edit::{time_to_verdict_s, verify_regressions, verify_skill_edit, RegressionVerification};
 
 /// Where level 0 and the control replay decide, as `decided_by` names them.
 pub const LEVEL0: &str = "level0";

@@ -298,5 +298,18 @@ pub(super) fn plans() -> Vec<EditPlan> {
             ],
             controls: vec![],
         },
+        EditPlan {
+            skill: "github-triage",
+            class: "R6",
+            regression: true,
+            before: "Trigger: issues labelled `needs-triage`.",
+            after: "Trigger: issues labelled both `needs-triage` and `confirmed`.",
+            replays: vec![
+                // The narrowed trigger never fires on the new bug: nothing is labelled.
+                ("label-new-bugs", changed(vec![], Some("github.label"), vec![(R, 0.84), (R, 0.9), (R, 0.95)], (Block, "large"))),
+                ("triage-stale-issues", Script::Same),
+            ],
+            controls: vec!["label-new-bugs"],
+        },
     ]
 }

@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::RunFacts;
-use crate::model::{ActionTool, CallStatus, EndReason, Experiment, PolicyKind, Run};
+use crate::model::{
+    ActionTool, Attempt, CallStatus, EndReason, Experiment, PolicyKind, ProviderCall, Run,
+};
 use crate::time::{self, UnixMillis};
 
 use super::Receipt;
@@ -90,6 +92,7 @@ fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt 
     }
     let check = || -> Result<String, String> {
         tiers_and_models(e, run)?;
+        halted_on_refusal(run)?;
         let n = run.attempts.len();
         match &policy.kind {
             PolicyKind::Single => {
@@ -126,6 +129,51 @@ fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt 
     verdict(subject, &claim, recorded, check())
 }
 
+/// A refused authentication ends the run: every tier is called with the
+/// same key, so no call follows the refused one in its attempt, the attempt
+/// ends `error`, and no attempt starts after it.
+fn halted_on_refusal(run: &Run) -> Result<(), String> {
+    for (i, a) in run.attempts.iter().enumerate() {
+        let Some(j) = a
+            .calls
+            .iter()
+            .position(ProviderCall::refused_authentication)
+        else {
+            continue;
+        };
+        let call = &a.calls[j];
+        let refused = format!(
+            "attempts[{i}].calls[{j}] was refused authentication (HTTP {})",
+            call.http_status.unwrap_or_default()
+        );
+        if j + 1 < a.calls.len() {
+            return Err(format!(
+                "{refused}, yet the attempt called the provider again"
+            ));
+        }
+        if a.end.reason != EndReason::Error {
+            return Err(format!(
+                "{refused}, yet the attempt ended `{}`, not `error`",
+                reason(a.end.reason)
+            ));
+        }
+        let refused_at = at(
+            &call.started_at,
+            &format!("attempts[{i}].calls[{j}].started_at"),
+        )?
+        .saturating_add(millis(call.latency_ms));
+        for (k, later) in run.attempts.iter().enumerate().skip(i + 1) {
+            if at(&later.started_at, &format!("attempts[{k}].started_at"))? >= refused_at {
+                return Err(format!(
+                    "{refused}, yet the run went on to attempts[{k}] on `{}`",
+                    later.tier
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every attempt is on a tier of the experiment, and every call requests
 /// its tier's model.
 fn tiers_and_models(e: &Experiment, run: &Run) -> Result<(), String> {
@@ -160,7 +208,12 @@ fn stopped(run: &Run) -> bool {
 }
 
 fn reason(end: EndReason) -> String {
-    serde_json::to_value(end)
+    word(end)
+}
+
+/// A value's word in the record (`error`, `time_limit`, …).
+fn word(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
@@ -334,6 +387,7 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
         if wall > l.max_run_ms {
             return Err(format!("the run took {} s", wall as f64 / 1000.0));
         }
+        cut_where_it_says(run, l)?;
         if let (Some(cap), Ok(cost)) = (l.max_cost_usd, facts.cost()) {
             if cost.low > cap {
                 return Err(format!("the run cost at least ${:.6}", cost.low));
@@ -345,6 +399,88 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
         ))
     };
     verdict(subject, "limits", recorded, check())
+}
+
+/// Call `j` of `a` repeats the call `first`: an earlier call of the same
+/// attempt, to the same model, that returned no usable action (it did not
+/// complete, or the turn it chose runs nothing), retried by no other call.
+fn retried(a: &Attempt, j: usize, first: &str) -> Result<(), String> {
+    let Some(k) = a.calls[..j].iter().position(|c| c.request_id == first) else {
+        return Err(format!(
+            "names `{first}` as the call it retries, not an earlier call of its attempt"
+        ));
+    };
+    let earlier = &a.calls[k];
+    if earlier.model_requested != a.calls[j].model_requested {
+        return Err(format!(
+            "retries `{first}` with another model (`{}`, not `{}`)",
+            a.calls[j].model_requested, earlier.model_requested
+        ));
+    }
+    let acted = a
+        .turns
+        .iter()
+        .any(|t| t.call == first && t.action.tool != ActionTool::None);
+    if earlier.status == CallStatus::Ok && acted {
+        return Err(format!(
+            "retries `{first}`, which completed and chose an action: a retry repeats a call that returned nothing usable"
+        ));
+    }
+    if a.calls[..j]
+        .iter()
+        .any(|c| c.retry_of.as_deref() == Some(first))
+    {
+        return Err(format!(
+            "retries `{first}`, which an earlier call retried already"
+        ));
+    }
+    Ok(())
+}
+
+/// An attempt that says a limit ended it reached that limit: `turn_limit`
+/// after the registered number of turns, `time_limit` with a call that
+/// timed out or was cut or at the run's time limit, `output_limit` with a
+/// call that stopped on its budget. A failure blamed on a limit it never
+/// reached fails here.
+fn cut_where_it_says(run: &Run, l: &crate::model::Limits) -> Result<(), String> {
+    let run_start = at(&run.started_at, "started_at")?;
+    for (i, a) in run.attempts.iter().enumerate() {
+        let said = || format!("attempts[{i}] ended `{}`", reason(a.end.reason));
+        match a.end.reason {
+            EndReason::TurnLimit if a.turns.len() as u64 != u64::from(l.max_turns) => {
+                return Err(format!(
+                    "{} after {} turns, not at the limit of {}",
+                    said(),
+                    a.turns.len(),
+                    l.max_turns
+                ));
+            }
+            EndReason::TimeLimit => {
+                let cut = a.calls.iter().any(|c| {
+                    matches!(c.status, CallStatus::Timeout | CallStatus::Aborted)
+                        || l.max_call_ms.is_some_and(|ms| c.latency_ms >= ms)
+                });
+                let end = at(&a.started_at, &format!("attempts[{i}].started_at"))?
+                    .saturating_add(millis(a.duration_ms));
+                let limit = run_start.saturating_add(millis(l.max_run_ms));
+                if !cut && end < limit {
+                    return Err(format!(
+                        "{}, yet no call timed out or was cut and it ended {} s before the run's limit",
+                        said(),
+                        (limit - end) as f64 / 1000.0
+                    ));
+                }
+            }
+            EndReason::OutputLimit if !a.calls.iter().any(ProviderCall::truncated) => {
+                return Err(format!(
+                    "{}, yet no call stopped on its output budget",
+                    said()
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Milliseconds as a signed count, saturating.
@@ -444,6 +580,26 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     return Err(format!(
                         "{place} completed but has no usage, finish reason or echoed model"
                     ));
+                }
+                if let Some(code) = c.http_status {
+                    let ok = (200..300).contains(&code);
+                    if !(100..600).contains(&code) {
+                        return Err(format!("{place} has HTTP status {code}, not a status"));
+                    }
+                    if ok != (c.status == CallStatus::Ok) {
+                        return Err(format!(
+                            "{place} ended `{}` with HTTP status {code}",
+                            word(c.status)
+                        ));
+                    }
+                    if code >= 400 && (c.usage.is_some() || c.model_echoed.is_some()) {
+                        return Err(format!(
+                            "{place} was refused with HTTP status {code}, yet has a response's usage or echoed model"
+                        ));
+                    }
+                }
+                if let Some(first) = &c.retry_of {
+                    retried(a, j, first).map_err(|why| format!("{place} {why}"))?;
                 }
                 if c.usage.is_none() && (c.prompt_tokens_reserved == 0 || c.max_tokens == 0) {
                     return Err(format!(

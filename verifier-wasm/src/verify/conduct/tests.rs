@@ -322,3 +322,210 @@ fn a_policy_kind_the_verifier_does_not_know_is_never_passed_unseen() {
     let (s, why) = status(&judge(&run("rr", vec![a])), "policy `rr`");
     assert_eq!(s, Status::Fail, "{why}");
 }
+
+/// An attempt whose first call (`a0`, at second `at`) failed with HTTP
+/// `code` and no response, and whose second (`a1`) retries it and finishes.
+fn failed_then_retried(tier: &str, at: u32, code: u16) -> Value {
+    let mut a = attempt(tier, at, "a1");
+    let mut failed = a["calls"][0].clone();
+    failed["request_id"] = json!("a0");
+    failed["latency_ms"] = json!(300);
+    failed["usage"] = Value::Null;
+    failed["finish_reason"] = Value::Null;
+    failed["model_echoed"] = Value::Null;
+    failed["status"] = json!("error");
+    failed["http_status"] = json!(code);
+    failed["error"] = json!("no");
+    let retry = &mut a["calls"][0];
+    retry["started_at"] = json!(format!("2026-01-02T00:00:{at:02}.300Z"));
+    retry["latency_ms"] = json!(1500);
+    retry["retry_of"] = json!("a0");
+    let retry = retry.clone();
+    a["calls"] = json!([failed, retry]);
+    let turn = a["turns"][0].clone();
+    let mut none = turn.clone();
+    none["call"] = json!("a0");
+    none["action"] = json!({"tool": "none", "args": null});
+    none["result"] = json!({"ok": false, "text": "no response"});
+    a["turns"] = json!([none, turn]);
+    a
+}
+
+#[test]
+fn a_call_retried_after_a_server_error_is_possible() {
+    let r = run("one", vec![failed_then_retried("large", 0, 503)]);
+    for receipt in receipts(&r, &[true]) {
+        assert_eq!(receipt.status, Status::Pass, "{receipt:?}");
+    }
+    let facts = RunFacts::of(&r, &experiment().prices);
+    let a = &facts.attempts[0];
+    assert_eq!((a.errors, a.retries, a.empty_responses), (1, 1, 0));
+    // The failed call's cost is unknown, so the run's cost is a bound.
+    let cost = facts.cost().expect("priced");
+    assert!(cost.high > cost.low, "{cost:?}");
+}
+
+#[test]
+fn a_retry_that_repeats_nothing_failed_or_a_status_that_contradicts_fails() {
+    let cases: [(&str, Edit); 8] = [
+        ("not an earlier call of its attempt", |a| {
+            a["calls"][1]["retry_of"] = json!("zz")
+        }),
+        ("which completed and chose an action", |a| {
+            // The call it names completed and acted: not a retry.
+            let mut acted = a["calls"][1].clone();
+            acted["request_id"] = json!("a0");
+            acted["started_at"] = json!("2026-01-02T00:00:00Z");
+            acted["latency_ms"] = json!(300);
+            acted["retry_of"] = Value::Null;
+            a["calls"][0] = acted;
+            a["turns"][0]["action"] = json!({"tool": "read", "args": {}});
+        }),
+        ("with another model", |a| {
+            a["calls"][0]["model_requested"] = json!("m/other")
+        }),
+        ("yet has a response's usage", |a| {
+            a["calls"][0]["usage"] = a["calls"][1]["usage"].clone();
+            a["calls"][0]["model_echoed"] = json!("m/large");
+            a["calls"][0]["finish_reason"] = json!("stop");
+        }),
+        ("ended `ok` with HTTP status 503", |a| {
+            a["calls"][0]["status"] = json!("ok");
+            a["calls"][0]["usage"] = a["calls"][1]["usage"].clone();
+            a["calls"][0]["model_echoed"] = json!("m/large");
+            a["calls"][0]["finish_reason"] = json!("stop");
+        }),
+        ("ended `error` with HTTP status 200", |a| {
+            a["calls"][0]["http_status"] = json!(200)
+        }),
+        ("not a status", |a| {
+            a["calls"][0]["http_status"] = json!(999)
+        }),
+        ("an earlier call retried already", |a| {
+            // A third call retrying the same failure.
+            let mut again = a["calls"][1].clone();
+            again["request_id"] = json!("a2");
+            again["started_at"] = json!("2026-01-02T00:00:01.900Z");
+            again["latency_ms"] = json!(100);
+            a["calls"].as_array_mut().expect("calls").push(again);
+            let mut turn = a["turns"][1].clone();
+            turn["call"] = json!("a2");
+            a["turns"].as_array_mut().expect("turns").push(turn);
+        }),
+    ];
+    for (name, edit) in cases {
+        let mut a = failed_then_retried("large", 0, 503);
+        edit(&mut a);
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[true]), "record is possible");
+        assert_eq!(s, Status::Fail, "{name}: {why}");
+        assert!(why.contains(name), "{name}: {why}");
+    }
+}
+
+/// A ladder run whose first attempt was refused authentication (HTTP 401)
+/// and ended in an error.
+fn refused(tier: &str) -> Value {
+    let mut a = failed_then_retried(tier, 0, 401);
+    a["calls"] = json!([a["calls"][0].clone()]);
+    a["turns"] = json!([a["turns"][0].clone()]);
+    a["duration_ms"] = json!(400);
+    a["end"] = json!({"reason": "error", "message": "key refused"});
+    a
+}
+
+#[test]
+fn a_refused_key_halts_the_run() {
+    let r = run("ladder", vec![refused("small")]);
+    for receipt in receipts(&r, &[false]) {
+        assert_eq!(receipt.status, Status::Pass, "{receipt:?}");
+    }
+    // Escalating after the refusal, as if another tier could be called.
+    let r = run("ladder", vec![refused("small"), attempt("large", 3, "b")]);
+    let (s, why) = status(&receipts(&r, &[false, true]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("yet the run went on to attempts[1]"), "{why}");
+    // Calling again in the same attempt, or ending it as though it finished.
+    let mut again = failed_then_retried("small", 0, 401);
+    again["end"] = json!({"reason": "error"});
+    let r = run("ladder", vec![again]);
+    let (s, why) = status(&receipts(&r, &[false]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("called the provider again"), "{why}");
+    let mut finished = refused("small");
+    finished["end"] = json!({"reason": "finished"});
+    let r = run("ladder", vec![finished]);
+    let (s, why) = status(&receipts(&r, &[false]), "policy");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("not `error`"), "{why}");
+}
+
+#[test]
+fn an_empty_reply_is_counted_and_may_be_retried() {
+    let mut a = failed_then_retried("large", 0, 503);
+    let empty = &mut a["calls"][0];
+    empty["status"] = json!("ok");
+    empty["http_status"] = Value::Null;
+    empty["error"] = Value::Null;
+    empty["model_echoed"] = json!("m/large");
+    empty["finish_reason"] = json!("stop");
+    empty["usage"] = json!({"prompt_tokens": 100, "completion_tokens": 40, "reasoning_tokens": 40,
+                            "cache_hit_tokens": null, "cache_miss_tokens": null});
+    let r = run("one", vec![a]);
+    for receipt in receipts(&r, &[true]) {
+        assert_eq!(receipt.status, Status::Pass, "{receipt:?}");
+    }
+    let facts = RunFacts::of(&r, &experiment().prices);
+    let f = &facts.attempts[0];
+    assert_eq!((f.errors, f.retries, f.empty_responses), (0, 1, 1));
+    // A reply cut at its budget is a truncation, not an empty reply.
+    let mut cut = r.clone();
+    cut.attempts[0].calls[0].finish_reason = Some(crate::model::FinishReason::length());
+    let f = &RunFacts::of(&cut, &experiment().prices).attempts[0];
+    assert_eq!((f.truncations, f.empty_responses), (1, 0));
+}
+
+#[test]
+fn a_failure_blamed_on_a_limit_it_never_reached_fails() {
+    let cases: [(&str, Edit); 3] = [
+        (
+            "ended `turn_limit` after 1 turns, not at the limit of 3",
+            |a| a["end"] = json!({"reason": "turn_limit"}),
+        ),
+        ("ended `time_limit`, yet no call timed out", |a| {
+            a["end"] = json!({"reason": "time_limit"})
+        }),
+        (
+            "ended `output_limit`, yet no call stopped on its output budget",
+            |a| a["end"] = json!({"reason": "output_limit"}),
+        ),
+    ];
+    for (needle, edit) in cases {
+        let mut a = attempt("large", 0, "a");
+        edit(&mut a);
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[false]), "limits");
+        assert_eq!(s, Status::Fail, "{needle}");
+        assert!(why.contains(needle), "{needle}: {why}");
+    }
+    // Cut where it says: at the turn limit, by a call that timed out, by a
+    // truncated reply.
+    let mut turns = attempt("large", 0, "a");
+    let turn = turns["turns"][0].clone();
+    turns["turns"] = json!([turn.clone(), turn.clone(), turn]);
+    turns["end"] = json!({"reason": "turn_limit"});
+    let mut timed_out = attempt("large", 0, "a");
+    timed_out["calls"][0]["status"] = json!("timeout");
+    timed_out["calls"][0]["usage"] = Value::Null;
+    timed_out["calls"][0]["finish_reason"] = Value::Null;
+    timed_out["calls"][0]["model_echoed"] = Value::Null;
+    timed_out["end"] = json!({"reason": "time_limit"});
+    let mut truncated = attempt("large", 0, "a");
+    truncated["calls"][0]["finish_reason"] = json!("length");
+    truncated["end"] = json!({"reason": "output_limit"});
+    for a in [turns, timed_out, truncated] {
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[false]), "limits");
+        assert_eq!(s, Status::Pass, "{why}");
+    }
+}

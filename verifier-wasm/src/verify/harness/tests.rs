@@ -116,8 +116,8 @@ fn a_true_report_passes_every_receipt() {
     let (events, report) = capped();
     let receipts = verify_harness_run("H01/reports/H01-a.json", &suite(), &run(events, report));
     assert!(failing(&receipts).is_empty(), "{receipts:#?}");
-    // Suite, cost, two percentiles, three counts, tokens, two egress decisions, abort, stop.
-    assert_eq!(Tally::of(&receipts).pass, 12);
+    // Suite, cost, two percentiles, four counts, tokens, two egress decisions, abort, stop.
+    assert_eq!(Tally::of(&receipts).pass, 13);
 }
 
 #[test]
@@ -321,4 +321,202 @@ fn absurd_token_counts_saturate_instead_of_wrapping() {
         .unwrap();
     assert_eq!(tokens.status, Status::Fail);
     assert_eq!(tokens.recomputed, u64::MAX.to_string());
+}
+
+/// The suite with argument rules: `read_file`'s path stays in the
+/// workspace, `run_tests` names a known target.
+fn vetting_suite() -> HarnessSuite {
+    let mut s = suite();
+    s.arg_rules = serde_json::from_value(json!([
+        {"id": "in-workspace", "tool": "read_file", "arg": "path",
+         "check": {"kind": "path_under", "prefixes": ["/workspace/"]}},
+        {"id": "known-target", "tool": "run_tests", "arg": "target",
+         "check": {"kind": "one_of", "values": ["unit", "lint"]}},
+        {"id": "short", "tool": "read_file", "arg": "path",
+         "check": {"kind": "max_chars", "max": 40}}
+    ]))
+    .expect("rules");
+    s
+}
+
+/// One call, then a tool call of `tool` with `args`, its `ok` and its
+/// recorded `vetting`; with the report that matches a harness that
+/// refused what the rules refuse.
+fn vetted(
+    tool: &str,
+    args: serde_json::Value,
+    ok: bool,
+    vetting: serde_json::Value,
+    refused: u64,
+) -> HarnessRun {
+    run(
+        vec![
+            call("c1", 800, 300, 100),
+            json!({"event": "tool_call", "tool": tool, "args": args, "ok": ok,
+                   "vetting": vetting}),
+        ],
+        json!({
+            "total_cost_usd": 0.00007, "latency_p50_ms": 800, "latency_p95_ms": 800,
+            "tool_failures": u64::from(!ok), "egress_blocked": 0, "args_refused": refused,
+            "tokens_used": 400, "snapshots": 0, "aborted_on_budget": false
+        }),
+    )
+}
+
+#[test]
+fn a_vetted_call_passes_when_every_decision_is_what_its_rule_gives() {
+    let s = vetting_suite();
+    let allowed = json!([{"rule": "in-workspace", "decision": "allowed"},
+                         {"rule": "short", "decision": "allowed"}]);
+    let r = vetted(
+        "read_file",
+        json!({"path": "/workspace/a.py"}),
+        true,
+        allowed,
+        0,
+    );
+    let receipts = verify_harness_run("r", &s, &r);
+    assert_eq!(failing(&receipts), Vec::<&str>::new());
+    assert!(receipts.iter().any(|r| r.claim == "events[1].vetting"));
+    // A refused call, recorded as refused and not run, counted.
+    let denied = json!([{"rule": "in-workspace", "decision": "denied"},
+                        {"rule": "short", "decision": "allowed"}]);
+    let r = vetted(
+        "read_file",
+        json!({"path": "/workspace/../etc/shadow"}),
+        false,
+        denied,
+        1,
+    );
+    assert_eq!(
+        failing(&verify_harness_run("r", &s, &r)),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn a_forged_vetting_fails() {
+    let s = vetting_suite();
+    let both = |a: &str, b: &str| json!([{"rule": "in-workspace", "decision": a}, {"rule": "short", "decision": b}]);
+    let escape = json!({"path": "/workspace/../etc/shadow"});
+    let cases = [
+        // A path that steps out of the workspace, recorded as allowed and run.
+        (
+            "recorded allowed, recomputed denied",
+            vetted(
+                "read_file",
+                escape.clone(),
+                true,
+                both("allowed", "allowed"),
+                0,
+            ),
+        ),
+        // Refused on record, yet the tool ran.
+        (
+            "refused, yet the tool ran",
+            vetted(
+                "read_file",
+                escape.clone(),
+                true,
+                both("denied", "allowed"),
+                1,
+            ),
+        ),
+        // One rule's decision left out.
+        (
+            "`short` was not recorded",
+            vetted(
+                "read_file",
+                json!({"path": "/workspace/a"}),
+                true,
+                json!([{"rule": "in-workspace", "decision": "allowed"}]),
+                0,
+            ),
+        ),
+        // Not vetted at all.
+        (
+            "`in-workspace` was not recorded",
+            vetted(
+                "read_file",
+                json!({"path": "/workspace/a"}),
+                true,
+                json!([]),
+                0,
+            ),
+        ),
+        // A rule of another tool named to look vetted.
+        (
+            "`known-target` is no rule of the suite for `read_file`",
+            vetted(
+                "read_file",
+                json!({"path": "/workspace/a"}),
+                true,
+                json!([{"rule": "in-workspace", "decision": "allowed"}, {"rule": "short", "decision": "allowed"}, {"rule": "known-target", "decision": "allowed"}]),
+                0,
+            ),
+        ),
+        // A target smuggling a command, and a missing argument.
+        (
+            "recorded allowed, recomputed denied",
+            vetted(
+                "run_tests",
+                json!({"target": "unit; rm -rf /"}),
+                true,
+                json!([{"rule": "known-target", "decision": "allowed"}]),
+                0,
+            ),
+        ),
+        (
+            "recorded allowed, recomputed denied",
+            vetted(
+                "run_tests",
+                json!({}),
+                true,
+                json!([{"rule": "known-target", "decision": "allowed"}]),
+                0,
+            ),
+        ),
+    ];
+    for (needle, r) in cases {
+        let receipts = verify_harness_run("r", &s, &r);
+        let vetting = receipts
+            .iter()
+            .find(|r| r.claim == "events[1].vetting")
+            .expect("a vetting receipt");
+        assert_eq!(vetting.status, Status::Fail, "{needle}");
+        assert!(
+            vetting.recomputed.contains(needle),
+            "{needle}: {}",
+            vetting.recomputed
+        );
+    }
+    // The refused count hidden from the report.
+    let r = vetted("read_file", escape, false, both("denied", "allowed"), 0);
+    assert_eq!(
+        failing(&verify_harness_run("r", &s, &r)),
+        vec!["report.args_refused"]
+    );
+}
+
+#[test]
+fn a_path_rule_refuses_every_way_out_of_its_directory() {
+    let rule: crate::model::ArgRule = serde_json::from_value(json!({
+        "id": "w", "tool": "t", "arg": "path",
+        "check": {"kind": "path_under", "prefixes": ["/workspace/"]}
+    }))
+    .expect("rule");
+    for (path, ok) in [
+        ("/workspace/src/a.py", true),
+        ("/workspace/..", false),
+        ("/workspace/../etc", false),
+        ("/workspace/a/../../b", false),
+        ("/workspaces/a", false),
+        ("/workspace", false),
+        ("/workspace/a\\..\\..\\b", false),
+        ("/workspace/a\u{0}", false),
+        ("/workspace/..a/b", true),
+    ] {
+        assert_eq!(rule.vet(&json!({"path": path})).is_ok(), ok, "{path}");
+    }
+    assert!(rule.vet(&json!({"path": 7})).is_err(), "not a string");
 }

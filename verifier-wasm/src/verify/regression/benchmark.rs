@@ -7,16 +7,18 @@
 use std::collections::BTreeMap;
 
 use crate::model::{
-    benchmark_path, ClassRates, NoiseFloor, RegressionBenchmark, RegressionSuite, SkillEdit,
-    VerdictResult,
+    benchmark_path, ClassRates, EditLatency, NoiseFloor, PercentileMethod, Recall,
+    RegressionBenchmark, RegressionSuite, SkillEdit, VerdictResult,
 };
+
+use super::super::harness::percentile;
 
 use super::super::published::agrees_to;
 
 /// The decimals a recorded rate is checked to, at least.
 const RATE_DECIMALS: usize = 2;
 use super::super::Receipt;
-use super::{decide, same_side_effects, verdict};
+use super::{decide, same_side_effects, time_to_verdict_s, verdict};
 
 /// The rates of a suite's labelled edits.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,15 +28,32 @@ pub struct Rates {
     pub noise_floor: NoiseFloor,
     /// Labelled edits whose verdict cannot be decided (left out of the rates).
     pub undecided: Vec<String>,
+    pub recall: Recall,
+    /// The time to verdict over the labelled edits, or the edit that has none.
+    pub latency: Result<EditLatency, String>,
 }
 
 /// Recomputes the rates from the edits' labels and recomputed verdicts.
 pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
     let mut classes: BTreeMap<&str, ClassRates> = BTreeMap::new();
     let mut undecided = Vec::new();
+    let mut recall = Recall {
+        regressions: 0,
+        held_or_reverted: 0,
+        reverted: 0,
+        recall: 0.0,
+        block_recall: 0.0,
+    };
+    let mut seconds = Ok(Vec::new());
     let (mut pairs, mut diverged) = (0u64, 0u64);
     for edit in edits {
         let Some(label) = &edit.label else { continue };
+        if let Ok(list) = &mut seconds {
+            match time_to_verdict_s(edit) {
+                Some(s) => list.push(s),
+                None => seconds = Err(format!("{} has no time to its verdict", edit.id)),
+            }
+        }
         for r in &edit.replays {
             if let Some(control) = &r.control {
                 pairs += 1;
@@ -58,6 +77,11 @@ pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
             false_warns: (!label.regression).then_some(0),
         });
         row.total += 1;
+        if label.regression {
+            recall.regressions += 1;
+            recall.held_or_reverted += u64::from(result != VerdictResult::Pass);
+            recall.reverted += u64::from(result == VerdictResult::Block);
+        }
         let bump = |n: &mut Option<u64>| {
             if let Some(n) = n {
                 *n += 1;
@@ -82,7 +106,28 @@ pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
             row
         })
         .collect();
+    let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+    recall.recall = share(recall.held_or_reverted, recall.regressions);
+    recall.block_recall = share(recall.reverted, recall.regressions);
+    let latency = seconds.map(|s| {
+        // Whole milliseconds, so the nearest rank is taken exactly.
+        let ms: Vec<u64> = s
+            .iter()
+            .map(|x| (x * 1000.0).round().max(0.0) as u64)
+            .collect();
+        EditLatency {
+            edits: s.len() as u64,
+            mean_s: if s.is_empty() {
+                0.0
+            } else {
+                s.iter().sum::<f64>() / s.len() as f64
+            },
+            p95_s: percentile(PercentileMethod::NearestRank, &ms, 95).unwrap_or(0) as f64 / 1000.0,
+        }
+    });
     Rates {
+        recall,
+        latency,
         classes,
         noise_floor: NoiseFloor {
             pairs,
@@ -214,6 +259,70 @@ pub fn verify_benchmark(
             b.to_string(),
             a == b,
         ));
+    }
+    if let Some(p) = &published.recall {
+        let r = &rates.recall;
+        for (field, a, b) in [
+            ("recall.regressions", p.regressions, r.regressions),
+            (
+                "recall.held_or_reverted",
+                p.held_or_reverted,
+                r.held_or_reverted,
+            ),
+            ("recall.reverted", p.reverted, r.reverted),
+        ] {
+            receipts.push(Receipt::new(
+                subject,
+                field,
+                a.to_string(),
+                b.to_string(),
+                a == b,
+            ));
+        }
+        for (field, a, b) in [
+            ("recall.recall", p.recall, r.recall),
+            ("recall.block_recall", p.block_recall, r.block_recall),
+        ] {
+            receipts.push(Receipt::new(
+                subject,
+                field,
+                format!("{a}"),
+                format!("{b}"),
+                agrees_to(a, b, RATE_DECIMALS),
+            ));
+        }
+    }
+    if let Some(p) = &published.latency {
+        match &rates.latency {
+            Ok(r) => {
+                receipts.push(Receipt::new(
+                    subject,
+                    "latency.edits",
+                    p.edits.to_string(),
+                    r.edits.to_string(),
+                    p.edits == r.edits,
+                ));
+                for (field, a, b) in [
+                    ("latency.mean_s", p.mean_s, r.mean_s),
+                    ("latency.p95_s", p.p95_s, r.p95_s),
+                ] {
+                    receipts.push(Receipt::new(
+                        subject,
+                        field,
+                        format!("{a}"),
+                        format!("{b}"),
+                        agrees_to(a, b, 1),
+                    ));
+                }
+            }
+            Err(why) => receipts.push(Receipt::new(
+                subject,
+                "latency",
+                format!("mean {} s, p95 {} s", p.mean_s, p.p95_s),
+                why,
+                false,
+            )),
+        }
     }
     receipts.push(Receipt::new(
         subject,

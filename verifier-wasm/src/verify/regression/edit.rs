@@ -171,6 +171,12 @@ pub fn verify_skill_edit(
             }
         }
     }
+    if let Some(at) = &v.decided_at {
+        receipts.push(match decided_after_all(edit, at) {
+            Ok(fine) => Receipt::new(subject, "verdict.decided_at", at, fine, true),
+            Err(why) => Receipt::new(subject, "verdict.decided_at", at, why, false),
+        });
+    }
     let cost = edit_cost(suite, edit);
     let tiers: std::collections::BTreeSet<&String> =
         cost.by_tier.keys().chain(v.cost.by_tier.keys()).collect();
@@ -212,6 +218,51 @@ pub fn verify_skill_edit(
         &cost.usage_lost,
     ));
     receipts
+}
+
+/// The verdict was decided at `at`: after the edit, after every replay
+/// was recorded and after every judge call ended. Returns the time from
+/// the edit to the verdict.
+fn decided_after_all(edit: &SkillEdit, at: &str) -> Result<String, String> {
+    let parse = |text: &str, field: &str| {
+        crate::time::parse(text)
+            .map(|t| t.0)
+            .map_err(|e| format!("{field}: {e}"))
+    };
+    let decided = parse(at, "verdict.decided_at")?;
+    let edited = parse(&edit.edited_at, "edited_at")?;
+    if decided < edited {
+        return Err("before the edit was made".to_string());
+    }
+    for (i, r) in edit.replays.iter().enumerate() {
+        if parse(
+            &r.replay.recorded_at,
+            &format!("replays[{i}].replay.recorded_at"),
+        )? > decided
+        {
+            return Err(format!("before replays[{i}] was recorded"));
+        }
+        for (k, j) in r.judges.iter().enumerate() {
+            let start = parse(&j.call.started_at, &format!("replays[{i}].judges[{k}]"))?;
+            let end = start.saturating_add(i64::try_from(j.call.latency_ms).unwrap_or(i64::MAX));
+            if end > decided {
+                return Err(format!("before replays[{i}].judges[{k}]'s call ended"));
+            }
+        }
+    }
+    Ok(format!(
+        "{} s after the edit, after every replay and judge call",
+        (decided - edited) as f64 / 1000.0
+    ))
+}
+
+/// Seconds from the edit to its verdict, when the verdict says when it was
+/// decided and both times parse.
+pub fn time_to_verdict_s(edit: &SkillEdit) -> Option<f64> {
+    let at = edit.verdict.decided_at.as_deref()?;
+    let decided = crate::time::parse(at).ok()?.0;
+    let edited = crate::time::parse(&edit.edited_at).ok()?.0;
+    Some((decided - edited) as f64 / 1000.0)
 }
 
 /// What verifying a regression suite found.

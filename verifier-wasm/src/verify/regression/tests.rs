@@ -607,3 +607,28 @@ fn benchmark_rates_are_recomputed_from_the_labelled_edits() {
         ]
     );
 }
+
+#[test]
+fn a_verdict_dated_before_the_judge_calls_it_waited_for_fails() {
+    let at = |decided: &str| {
+        let mut v = blocked_verdict();
+        v["decided_at"] = json!(decided);
+        let e = edit(blocked(), v);
+        let r = verify_skill_edit("R01", &suite(), &e, &objects());
+        let receipt = r
+            .iter()
+            .find(|r| r.claim == "verdict.decided_at")
+            .expect("a receipt")
+            .clone();
+        (receipt.status, receipt.recomputed)
+    };
+    let (s, why) = at("2026-11-01T10:00:01Z");
+    assert_eq!(s, Status::Pass, "{why}");
+    assert!(why.starts_with("3601 s after the edit"), "{why}");
+    let (s, why) = at("2026-11-01T10:00:00.050Z");
+    assert_eq!(s, Status::Fail);
+    assert!(why.contains("judges[0]'s call ended"), "{why}");
+    let (s, why) = at("2026-11-01T08:00:00Z");
+    assert_eq!(s, Status::Fail);
+    assert_eq!(why, "before the edit was made");
+}
