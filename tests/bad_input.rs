@@ -746,6 +746,38 @@ fn a_benchmark_giving_a_class_twice_is_refused() {
 }
 
 #[test]
+fn an_action_on_an_edit_that_is_not_there_is_refused() {
+    let file = "experiments/regressions/R01/actions.json";
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(file), |h| {
+            h["actions"][1]["edit"] = "R01-edit-99-nowhere".into();
+        });
+    });
+    assert!(message.contains(file), "{message}");
+    assert!(message.contains("actions[1].edit"), "{message}");
+    assert!(
+        message.contains("`R01-edit-99-nowhere` is not an edit of suite R01"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_ablation_keeping_a_judge_the_suite_lacks_is_refused() {
+    let file = "experiments/regressions/R01/ablations/single-judge.json";
+    let message = fails_keeping_the_old_site(|root| {
+        common::edit_json(&root.join(file), |a| {
+            a["rules"]["judges"] = serde_json::json!(["huge"]);
+        });
+    });
+    assert!(message.contains(file), "{message}");
+    assert!(message.contains("rules.judges[0]"), "{message}");
+    assert!(
+        message.contains("`huge` is not a judge of suite R01"),
+        "{message}"
+    );
+}
+
+#[test]
 fn markdown_nested_past_the_limit_is_refused_quickly() {
     let start = std::time::Instant::now();
     let message = fails_keeping_the_old_site(|root| {

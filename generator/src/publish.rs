@@ -69,9 +69,7 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     for s in &corpus.regressions {
         files.push(s.suite_path());
         files.extend(s.edits.iter().map(|e| s.edit_path(&e.id)));
-        if s.benchmark.is_some() {
-            files.push(s.benchmark_path());
-        }
+        files.extend(s.extra_paths());
     }
     // The showcase and the documents, so that every page can be made again from data/.
     files.extend(

@@ -54,6 +54,11 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../site-templates/skill-edit.html"),
     ),
     (
+        "golden.html",
+        include_str!("../../site-templates/golden.html"),
+    ),
+    ("week.html", include_str!("../../site-templates/week.html")),
+    (
         "showcase.html",
         include_str!("../../site-templates/showcase.html"),
     ),

@@ -12,7 +12,7 @@ use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
     conclude_study, reused_across, verify_regressions, verify_suite, ExperimentCheck,
     ExperimentVerification, Memo, Receipt, RegressionVerification, RunVerification, Status,
-    StudyVerification, SuiteVerification, Tally, MEMOS_DIR,
+    StudyVerification, SuiteRecords, SuiteVerification, Tally, MEMOS_DIR,
 };
 
 use crate::cache::CachedRun;
@@ -249,7 +249,11 @@ where
                 &s.dir,
                 &s.suite,
                 &s.edits,
-                s.benchmark.as_ref(),
+                SuiteRecords {
+                    benchmark: s.benchmark.as_ref(),
+                    actions: s.actions.as_ref(),
+                    ablations: &s.ablations,
+                },
                 &corpus.objects,
             )
         })

@@ -3,11 +3,11 @@
 // its receipt by name on the page that checks it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { claimFailures, launch, verifyAt } from "./browser.mjs";
-import { buildSample, copySite } from "./setup.mjs";
+import { buildSample, tampered } from "./setup.mjs";
 
 const REFUSED = "E02-release-brief-careful-s1-always-medium";
 const RETRIED = "E02-invoice-cleanup-careful-s1-always-medium";
@@ -25,15 +25,6 @@ after(async () => {
   await browser?.close();
 });
 
-/** A copy of the site with the JSON record `rel` changed by `f`. */
-function tampered(rel, f) {
-  const copy = copySite(site);
-  const file = join(copy, rel);
-  const record = JSON.parse(readFileSync(file, "utf8"));
-  f(record);
-  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
-  return copy;
-}
 
 test("the pages of the failed calls and of the smoke test verify", async () => {
   for (const path of [`runs/${REFUSED}.html`, `runs/${RETRIED}.html`, EXPERIMENT]) {
@@ -46,7 +37,7 @@ test("the pages of the failed calls and of the smoke test verify", async () => {
 });
 
 test("a smoke test confirming an id the provider answered under another spelling fails", async () => {
-  const copy = tampered(MODELS, (check) => {
+  const copy = tampered(site, MODELS, (check) => {
     check.probes[0].call.model_echoed = check.probes[0].model.toUpperCase();
   });
   const { result } = await verifyAt(browser, copy, EXPERIMENT);
@@ -60,7 +51,7 @@ test("a smoke test confirming an id the provider answered under another spelling
 
 test("a refused call recorded as completed fails its run's record", async () => {
   const rel = `data/E02/runs/${REFUSED}.json`;
-  const copy = tampered(rel, (run) => { run.attempts[0].calls[0].status = "ok"; });
+  const copy = tampered(site, rel, (run) => { run.attempts[0].calls[0].status = "ok"; });
   const { result } = await verifyAt(browser, copy, `runs/${REFUSED}.html`);
   assert.equal(result.status, "failed", result.text);
   const failed = claimFailures(result);
@@ -72,7 +63,7 @@ test("a refused call recorded as completed fails its run's record", async () => 
 
 test("the failed calls hidden from the summary fail its figures", async () => {
   const rel = "data/E02/summary.json";
-  const copy = tampered(rel, (summary) => {
+  const copy = tampered(site, rel, (summary) => {
     for (const p of summary.primary.policies) p.errors = 0;
   });
   const { result } = await verifyAt(browser, copy, EXPERIMENT);

@@ -2,7 +2,9 @@
 // page verify their own receipts; a softened verdict fails by name (and the
 // edit's digest in data/SHA256SUMS, and on the edit's page the record digest
 // it shows) on the edit's page, the suite's page and the whole site; a
-// changed skill object fails the edit that names it.
+// changed skill object fails the edit that names it. The golden library
+// and a week's digest verify the suite; a refused undo recorded as done, or
+// an ablation's rounded-up recall, fails by name.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -10,7 +12,7 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 
 import { claimFailures as claims, isManifestFailure, isPageFailure, launch, verifyAt } from "./browser.mjs";
-import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
+import { buildSample, copySite, flipAByte, receipts, tampered } from "./setup.mjs";
 
 const SUITE = "regressions/R01.html";
 const EDIT = "R01-edit-04-reporting";
@@ -102,4 +104,55 @@ test("a changed skill object fails the edit that names it", async () => {
   const failed = claims(result).map((f) => f.replace(/^.*?: /, ""));
   assert.equal(failed.length, 1, failed.join("; "));
   assert.match(failed[0], new RegExp(`^skill\\.after_sha256 recorded ${edit.skill.after_sha256}; recomputed [0-9a-f]{64}$`));
+});
+
+
+test("the golden library and a week's digest verify the suite's history", async () => {
+  for (const path of ["regressions/R01/golden/index.html", "regressions/R01/weeks/2026-W46.html"]) {
+    const { result, problems } = await verifyPage(site, path);
+    assert.deepEqual(problems, [], path);
+    assert.equal(result.status, "verified", `${path}: ${result.text}`);
+  }
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const history = native.receipts.filter((r) => /regressions\/R01\/(actions|ablations\/)/.test(r.subject));
+  assert.ok(history.length > 100, `${history.length} receipts of the history`);
+});
+
+test("a refused undo recorded as done and an ablation's recall rounded up fail", async () => {
+  const actions = "data/regressions/R01/actions.json";
+  const ablation = "data/regressions/R01/ablations/no-level0.json";
+  let copy = tampered(site, actions, (h) => {
+    const undo = h.actions.find((a) => a.outcome === "refused");
+    undo.outcome = "done";
+    delete undo.reason;
+  });
+  let { result } = await verifyPage(copy, SUITE);
+  assert.equal(result.status, "failed", result.text);
+  let failed = claims(result);
+  assert.ok(
+    failed.some((f) => f.startsWith(`${actions} | `) && f.includes("actions[undo-2].outcome recorded done; recomputed refused")),
+    failed.join("\n"),
+  );
+  copy = tampered(site, ablation, (a) => { a.figures.recall = 0.83; });
+  ({ result } = await verifyPage(copy, "regressions/R01/golden/index.html"));
+  assert.equal(result.status, "failed", result.text);
+  failed = claims(result);
+  assert.ok(
+    failed.some((f) => f.startsWith(`${ablation} | `) && f.includes("figures.recall recorded 0.83; recomputed 0.66")),
+    failed.join("\n"),
+  );
+});
+
+test("a verdict summary softened to a pass, or with a count changed, fails by name", async () => {
+  const copy = tampered(site, RECORD, (edit) => {
+    assert.ok(edit.verdict.summary.startsWith("BLOCK:"), edit.verdict.summary);
+    edit.verdict.summary = edit.verdict.summary
+      .replace("BLOCK:", "PASS:")
+      .replace(/\[(\d+)\]\(#edit\.replays\.block\)/, "[0](#edit.replays.block)");
+  });
+  const { result } = await verifyPage(copy, PAGE);
+  assert.equal(result.status, "failed", result.text);
+  const failed = claims(result).filter((f) => f.startsWith(`${RECORD} | `));
+  assert.ok(failed.some((f) => f.includes("verdict.summary recorded opens with PASS; recomputed opens with BLOCK")), failed.join("\n"));
+  assert.ok(failed.some((f) => f.includes("verdict.summary: [0](#edit.replays.block) recorded 0")), failed.join("\n"));
 });

@@ -46,6 +46,16 @@ export function copySite(site) {
   return join(dir, "site");
 }
 
+/** A copy of `site` with the JSON record `rel` changed by `f`. */
+export function tampered(site, rel, f) {
+  const copy = copySite(site);
+  const file = join(copy, rel);
+  const record = JSON.parse(readFileSync(file, "utf8"));
+  f(record);
+  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+  return copy;
+}
+
 /** Changes one byte in the middle of `file`. */
 export function flipAByte(file) {
   const bytes = readFileSync(file);

@@ -117,6 +117,17 @@ pub fn format(t: UnixMillis) -> String {
     }
 }
 
+/// The ISO 8601 week of a time (UTC): its week-numbering year and week,
+/// 1 to 53. A week starts on Monday, and week 1 holds the year's first Thursday.
+pub fn iso_week(t: UnixMillis) -> (i64, i64) {
+    let days = t.0.div_euclid(86_400_000);
+    // 1970-01-01 was a Thursday: Monday is 0.
+    let weekday = (days + 3).rem_euclid(7);
+    let thursday = days - weekday + 3;
+    let (year, _, _) = civil_from_days(thursday);
+    (year, (thursday - days_from_civil(year, 1, 1)) / 7 + 1)
+}
+
 fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
@@ -157,6 +168,19 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_weeks_match_the_calendar() {
+        let week = |s: &str| iso_week(parse(s).expect("a time"));
+        // A Monday starts its week; the Sunday before ends the one before.
+        assert_eq!(week("2026-11-02T00:00:00Z"), (2026, 45));
+        assert_eq!(week("2026-11-01T23:59:59Z"), (2026, 44));
+        // Years whose first days belong to the year before, or whose last to the next.
+        assert_eq!(week("2021-01-03T12:00:00Z"), (2020, 53));
+        assert_eq!(week("2024-12-30T00:00:00Z"), (2025, 1));
+        assert_eq!(week("2026-01-01T00:00:00Z"), (2026, 1));
+        assert_eq!(week("1969-12-31T00:00:00Z"), (1970, 1));
+    }
 
     #[test]
     fn round_trips() {

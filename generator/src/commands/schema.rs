@@ -7,8 +7,9 @@ use anyhow::Context;
 use schemars::{schema_for, Schema};
 
 use receipts_verifier::model::{
-    Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, ModelCheck, RegressionBenchmark,
-    RegressionSuite, Report, ResultRow, Run, Showcase, SkillEdit, Study, Summary, Task,
+    Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, ModelCheck, RegressionAblation,
+    RegressionActions, RegressionBenchmark, RegressionSuite, Report, ResultRow, Run, Showcase,
+    SkillEdit, Study, Summary, Task,
 };
 
 use super::Failure;
@@ -31,6 +32,8 @@ pub enum Kind {
     RegressionSuite,
     SkillEdit,
     RegressionBenchmark,
+    RegressionActions,
+    RegressionAblation,
     InspectEval,
     OtelTraces,
 }
@@ -63,6 +66,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::RegressionSuite,
         Kind::SkillEdit,
         Kind::RegressionBenchmark,
+        Kind::RegressionActions,
+        Kind::RegressionAblation,
         Kind::InspectEval,
         Kind::OtelTraces,
     ]
@@ -89,6 +94,8 @@ fn name(kind: Kind) -> &'static str {
         Kind::RegressionSuite => "regression-suite",
         Kind::SkillEdit => "skill-edit",
         Kind::RegressionBenchmark => "regression-benchmark",
+        Kind::RegressionActions => "regression-actions",
+        Kind::RegressionAblation => "regression-ablation",
         Kind::InspectEval => "inspect-eval",
         Kind::OtelTraces => "otel-traces",
     }
@@ -112,6 +119,8 @@ fn schema(kind: Kind) -> Schema {
         Kind::RegressionSuite => schema_for!(RegressionSuite),
         Kind::SkillEdit => schema_for!(SkillEdit),
         Kind::RegressionBenchmark => schema_for!(RegressionBenchmark),
+        Kind::RegressionActions => schema_for!(RegressionActions),
+        Kind::RegressionAblation => schema_for!(RegressionAblation),
         Kind::InspectEval => schema_for!(receipts_verifier::inspect::ImportedEval),
         Kind::OtelTraces => schema_for!(receipts_verifier::otel::ImportedTraces),
     }

@@ -7,7 +7,9 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
-use receipts_verifier::model::{HarnessRun, HarnessSuite, RegressionSuite, SkillEdit};
+use receipts_verifier::model::{
+    HarnessRun, HarnessSuite, RegressionAblation, RegressionSuite, SkillEdit,
+};
 
 use super::{expect_stem, file_name, Reader};
 use crate::error::InputError;
@@ -36,6 +38,15 @@ impl SuiteFile for RegressionSuite {
 }
 
 impl Member for HarnessRun {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn suite(&self) -> &str {
+        &self.suite
+    }
+}
+
+impl Member for RegressionAblation {
     fn id(&self) -> &str {
         &self.id
     }

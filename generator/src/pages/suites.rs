@@ -130,23 +130,45 @@ pub(super) fn regressions(corpus: &Corpus, verified: &Verified, out: &mut Pages<
         objects.dedup();
         let mut files = vec![suite_file.clone()];
         files.extend(loaded.edits.iter().map(|e| edit_file(&e.id)));
-        if loaded.benchmark.is_some() {
-            files.push(data::record_file(&loaded.benchmark_path(), false));
-        }
+        files.extend(
+            loaded
+                .extra_paths()
+                .iter()
+                .map(|p| data::record_file(p, false)),
+        );
         files.extend(objects.iter().cloned());
         let scope = Scope::Regressions {
             suite: loaded.dir.clone(),
         };
-        let view = site::regression_view(loaded, v);
+        let weeks = site::week_views(loaded, v);
+        let view = site::regression_view(loaded, v, site::week_links(loaded, &weeks));
         let path = site::regressions_href(&loaded.dir);
         let columns: Vec<&str> = site::BENCHMARK_COLUMNS.iter().map(|(_, h)| *h).collect();
+        let verify = VerifyScope::of(&scope, &files);
         out.write(
             "regressions.html",
             &path,
             view.simulated,
-            &VerifyScope::of(&scope, &files),
+            &verify,
             minijinja::context! { s => view, columns => columns },
         )?;
+        let golden = site::golden_view(loaded);
+        out.write(
+            "golden.html",
+            &site::golden_href(&loaded.dir),
+            golden.simulated,
+            &verify,
+            minijinja::context! { g => golden },
+        )?;
+        for week in weeks {
+            out.write(
+                "week.html",
+                &site::week_href(&loaded.dir, &week.week),
+                week.simulated,
+                &verify,
+                minijinja::context! { w => week },
+            )?;
+        }
         for (index, edit) in loaded.edits.iter().enumerate() {
             let rel = loaded.edit_path(&edit.id);
             let record = edit_file(&edit.id);

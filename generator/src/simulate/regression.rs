@@ -26,6 +26,7 @@ use receipts_verifier::verify::same_side_effects;
 use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
 
+mod history;
 mod script;
 
 use script::{plans, EditPlan, Script, Task, TASKS};
@@ -35,6 +36,8 @@ const SUITE: &str = "R01";
 const BLESSED_MS: i64 = 1_790_845_200_000;
 /// The first edit, 2026-11-02T08:00:00Z.
 const FIRST_EDIT_MS: i64 = 1_793_606_400_000;
+/// The edits come 20 hours apart, so that they span two weeks.
+const EDIT_SPACING_MS: i64 = 20 * 3_600_000;
 const JUDGES: [(&str, &str, f64, f64); 3] = [
     ("small", "simulated/sim-small-8b", 0.05, 0.2),
     ("medium", "simulated/sim-medium-120b", 0.3, 1.2),
@@ -139,16 +142,23 @@ pub fn write(out: &mut Files) {
     let tasks: BTreeMap<&str, &Task> = TASKS.iter().map(|t| (t.id, t)).collect();
     let mut edits = Vec::new();
     for (n, plan) in plans().into_iter().enumerate() {
-        let at = FIRST_EDIT_MS + n as i64 * 3 * 3_600_000;
+        let at = FIRST_EDIT_MS + n as i64 * EDIT_SPACING_MS;
         let edit = simulate(&suite, &tasks, &plan, n + 1, at, out);
         out.insert(format!("{dir}/edits/{}.json", edit.id), json_bytes(&edit));
         edits.push(edit);
     }
-    let last = FIRST_EDIT_MS + edits.len() as i64 * 3 * 3_600_000;
+    let last = FIRST_EDIT_MS + edits.len() as i64 * EDIT_SPACING_MS;
     out.insert(
         format!("{dir}/benchmark.json"),
         json_bytes(&benchmark(&edits, last)),
     );
+    out.insert(
+        format!("{dir}/actions.json"),
+        json_bytes(&history::actions(&edits)),
+    );
+    for a in history::ablations(&suite, &edits, last) {
+        out.insert(format!("{dir}/ablations/{}.json", a.id), json_bytes(&a));
+    }
     out.insert(format!("{dir}/suite.json"), json_bytes(&suite));
 }
 
@@ -288,6 +298,13 @@ fn simulate(
         .max()
         .unwrap_or(VerdictResult::Pass);
     let total = by_tier.values().fold(Cost::ZERO, |a, c| a + *c);
+    let said = summary(
+        result,
+        &replays,
+        round6(total.low),
+        round6(all_largest.low),
+        (t - at) as f64 / 1000.0,
+    );
     SkillEdit {
         format_version: FormatVersion,
         kind: SkillEditKind::SkillEdit,
@@ -321,8 +338,38 @@ fn simulate(
                 all_largest_usd: round6(all_largest.low),
             },
             decided_at: Some(format(UnixMillis(t))),
+            summary: Some(said),
         },
     }
+}
+
+/// The verdict in words, as the gate reports it: every number bound to
+/// the edit's figure it states.
+fn summary(
+    result: VerdictResult,
+    replays: &[Replay],
+    cost: f64,
+    all_largest: f64,
+    seconds: f64,
+) -> String {
+    let n = |r: VerdictResult| replays.iter().filter(|x| x.outcome.result == r).count();
+    let calls: usize = replays.iter().map(|r| r.judges.len()).sum();
+    let word = match result {
+        VerdictResult::Pass => "PASS",
+        VerdictResult::Warn => "WARN",
+        VerdictResult::Block => "BLOCK",
+    };
+    format!(
+        "{word}: of [{}](#edit.replays.total) replays, [{}](#edit.replays.pass) passed, \
+         [{}](#edit.replays.warn) held and [{}](#edit.replays.block) blocked; \
+         [{calls}](#edit.judges.calls) judge calls cost [${cost}](#edit.cost.total_usd) \
+         (the largest judge on every judged replay: [${all_largest}](#edit.cost.all_largest_usd)); \
+         decided [{seconds} s](#edit.verdict.time_s) after the edit.",
+        replays.len(),
+        n(VerdictResult::Pass),
+        n(VerdictResult::Warn),
+        n(VerdictResult::Block),
+    )
 }
 
 /// The benchmark as the suite published it, from the script's verdicts.
@@ -423,8 +470,14 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use receipts_verifier::verify::{verify_regressions, Status};
+    use receipts_verifier::model::{RegressionAblation, RegressionActions};
+    use receipts_verifier::verify::{ablation_figures, verify_regressions, Status, SuiteRecords};
     use VerdictResult::{Block, Pass, Warn};
+
+    fn parsed<T: serde::de::DeserializeOwned>(files: &Files, rel: &str) -> T {
+        let path = format!("experiments/{REGRESSIONS_DIR}/{SUITE}/{rel}");
+        serde_json::from_slice(&files[&path]).expect(rel)
+    }
 
     fn sample() -> (Files, Vec<SkillEdit>, RegressionBenchmark) {
         let mut files = Files::new();
@@ -453,7 +506,17 @@ mod tests {
                 ))
             })
             .collect();
-        let v = verify_regressions(SUITE, &suite(), &edits, Some(&bench), &objects);
+        let actions: RegressionActions = parsed(&files, "actions.json");
+        let ablations: Vec<RegressionAblation> = ["no-level0", "no-drift", "single-judge"]
+            .iter()
+            .map(|id| parsed(&files, &format!("ablations/{id}.json")))
+            .collect();
+        let records = SuiteRecords {
+            benchmark: Some(&bench),
+            actions: Some(&actions),
+            ablations: &ablations,
+        };
+        let v = verify_regressions(SUITE, &suite(), &edits, records, &objects);
         let bad: Vec<String> = v
             .all_receipts()
             .filter(|r| r.status != Status::Pass)
@@ -466,6 +529,41 @@ mod tests {
             .collect();
         assert_eq!(bad, Vec::<String>::new());
         assert!(v.all_receipts().count() > 100);
+        for claim in [
+            "actions[undo-2].outcome",
+            "actions[rebless-1].golden_sha256",
+            "figures.recall",
+        ] {
+            assert!(
+                v.receipts.iter().any(|r| r.claim == claim),
+                "no receipt {claim}"
+            );
+        }
+    }
+
+    /// Each ablation changes what the gate comes to, the way its rules say.
+    #[test]
+    fn each_ablation_shows_what_its_part_of_the_cascade_does() {
+        let (files, edits, _) = sample();
+        let full = ablation_figures(&suite(), &edits);
+        let get = |id: &str| parsed::<RegressionAblation>(&files, &format!("ablations/{id}.json"));
+        // Without level 0 the judges pass the closed issue: a block is lost.
+        let no_level0 = get("no-level0").figures;
+        assert!(
+            no_level0.reverted < full.reverted,
+            "{no_level0:?} vs {full:?}"
+        );
+        // Without the drift check the changed rate is a false alarm.
+        let no_drift = get("no-drift").figures;
+        assert!(no_drift.false_alarms > full.false_alarms, "{no_drift:?}");
+        // The largest judge alone costs more than the cascade.
+        let single = get("single-judge").figures;
+        let cascade = full.cost.expect("priced").low;
+        assert!(
+            single.cost_usd > cascade,
+            "{} vs {cascade}",
+            single.cost_usd
+        );
     }
 
     #[test]

@@ -36,6 +36,37 @@ pub enum ClaimPart {
 
 /// The parts of claim `text`, judged against `figures`.
 pub fn claim_parts(text: &str, figures: &Figures<'_>) -> Vec<ClaimPart> {
+    parts_with(text, &|text, target| bound_part(text, target, figures))
+}
+
+/// The parts of claim `text`, each bound number judged by `judge` against
+/// a figure of unit `unit` (a claim about something other than the
+/// study's figures, such as an edit's verdict summary).
+pub fn claim_parts_by(
+    text: &str,
+    judge: &dyn Fn(&str, &claims::Target) -> Result<claims::Bound, String>,
+    unit: &dyn Fn(&claims::Target) -> claims::Unit,
+) -> Vec<ClaimPart> {
+    parts_with(text, &|text, target| {
+        let judged = judge(text, target);
+        let unit = unit(target);
+        ClaimPart::Bound {
+            shown: match (&judged, text.trim().is_empty()) {
+                (Ok(b), true) => show_figure(*b, unit),
+                _ => text.to_string(),
+            },
+            target: target.to_string(),
+            pass: judged.is_ok(),
+            recomputed: match judged {
+                Ok(b) => format!("recomputed {}", show_figure(b, unit)),
+                Err(why) => why,
+            },
+            analyses: Vec::new(),
+        }
+    })
+}
+
+fn parts_with(text: &str, bound: &dyn Fn(&str, &claims::Target) -> ClaimPart) -> Vec<ClaimPart> {
     let Ok(segments) = syntax::parse(text) else {
         return vec![ClaimPart::Typed {
             text: text.to_string(),
@@ -46,7 +77,7 @@ pub fn claim_parts(text: &str, figures: &Figures<'_>) -> Vec<ClaimPart> {
         match segment {
             Segment::Text(prose) => prose_parts(&prose, &mut out),
             Segment::Registered(text) => out.push(ClaimPart::Registered { text }),
-            Segment::Bound { text, target } => out.push(bound_part(&text, &target, figures)),
+            Segment::Bound { text, target } => out.push(bound(&text, &target)),
         }
     }
     out

@@ -1,6 +1,8 @@
 //! Regression suites: a suite's page (its rules, the timeline of edits, the
-//! cascade sieve, cost by tier against the all-largest counterfactual and
-//! the benchmark) and each edit's verdict page (see [`super::skill_edit`]).
+//! cascade sieve, cost by tier against the all-largest counterfactual, the
+//! benchmark, the ablations and the actions taken) and each edit's verdict
+//! page (see [`super::skill_edit`]); the golden library and the weekly
+//! digests are [`super::library`]'s.
 
 use serde::Serialize;
 
@@ -10,6 +12,10 @@ use receipts_verifier::verify::{
     decide, edit_cost, Receipt, RegressionVerification, Status, CONTROL, DRIFT, LEVEL0,
 };
 
+use super::library::{golden_href, WeekLink};
+use super::regression_history::{
+    ablation_rows, action_rows, cascade_figures, AblationRow, ActionRow, CascadeFigures,
+};
 use super::{label, mark, receipt_cell, worst, Cell, ReceiptView};
 use crate::load::LoadedRegressions;
 
@@ -51,6 +57,12 @@ pub struct RegressionView {
     /// The counterfactual over the cascade's cost (lower bounds).
     pub ratio: Option<f64>,
     pub benchmark: Option<BenchmarkView>,
+    /// The full cascade's figures, beside the ablations' (when there are any).
+    pub cascade: Option<CascadeFigures>,
+    pub ablations: Vec<AblationRow>,
+    pub actions: Vec<ActionRow>,
+    pub golden_href: String,
+    pub weeks: Vec<WeekLink>,
     pub receipts: usize,
     pub not_passing: Vec<ReceiptView>,
 }
@@ -153,7 +165,8 @@ fn recomputed_verdicts(loaded: &LoadedRegressions) -> [usize; 3] {
     counts
 }
 
-/// Whether anything of a suite is simulated: the suite, an edit or the benchmark.
+/// Whether anything of a suite is simulated: the suite, an edit, the
+/// benchmark, the action history or an ablation.
 pub fn regressions_simulated(loaded: &LoadedRegressions) -> bool {
     loaded.suite.provenance.is_simulated()
         || loaded.edits.iter().any(|e| e.provenance.is_simulated())
@@ -161,6 +174,11 @@ pub fn regressions_simulated(loaded: &LoadedRegressions) -> bool {
             .benchmark
             .as_ref()
             .is_some_and(|b| b.provenance.is_simulated())
+        || loaded
+            .actions
+            .as_ref()
+            .is_some_and(|a| a.provenance.is_simulated())
+        || loaded.ablations.iter().any(|a| a.provenance.is_simulated())
 }
 
 pub fn regression_summary(
@@ -236,9 +254,35 @@ fn sieve(loaded: &LoadedRegressions, costs: &[TierCost]) -> Vec<SieveRow> {
     rows
 }
 
+/// Edit `i`'s row on a timeline.
+pub fn timeline_row(
+    loaded: &LoadedRegressions,
+    verified: &RegressionVerification,
+    i: usize,
+) -> TimelineRow {
+    let e = &loaded.edits[i];
+    let receipts = &verified.edits[i];
+    let status = worst(receipts);
+    TimelineRow {
+        id: e.id.clone(),
+        href: skill_edit_href(&loaded.dir, &e.id),
+        edited_at: e.edited_at.clone(),
+        skill: e.skill.name.clone(),
+        class: e.label.as_ref().map(|l| l.class.clone()),
+        replays: e.replays.len(),
+        verdict: receipt_cell(receipts, "verdict.result"),
+        action: receipt_cell(receipts, "verdict.action"),
+        cost: receipt_cell(receipts, "verdict.cost.total_usd"),
+        all_largest: receipt_cell(receipts, "verdict.cost.all_largest_usd"),
+        verified: label(&status),
+        mark: mark(status).to_string(),
+    }
+}
+
 pub fn regression_view(
     loaded: &LoadedRegressions,
     verified: &RegressionVerification,
+    weeks: Vec<WeekLink>,
 ) -> RegressionView {
     let suite = &loaded.suite;
     let mut order: Vec<usize> = (0..loaded.edits.len()).collect();
@@ -248,25 +292,7 @@ pub fn regression_view(
     });
     let timeline = order
         .iter()
-        .map(|&i| {
-            let e = &loaded.edits[i];
-            let receipts = &verified.edits[i];
-            let status = worst(receipts);
-            TimelineRow {
-                id: e.id.clone(),
-                href: skill_edit_href(&loaded.dir, &e.id),
-                edited_at: e.edited_at.clone(),
-                skill: e.skill.name.clone(),
-                class: e.label.as_ref().map(|l| l.class.clone()),
-                replays: e.replays.len(),
-                verdict: receipt_cell(receipts, "verdict.result"),
-                action: receipt_cell(receipts, "verdict.action"),
-                cost: receipt_cell(receipts, "verdict.cost.total_usd"),
-                all_largest: receipt_cell(receipts, "verdict.cost.all_largest_usd"),
-                verified: label(&status),
-                mark: mark(status).to_string(),
-            }
-        })
+        .map(|&i| timeline_row(loaded, verified, i))
         .collect();
     let sum = |a: Cost, b: &Result<Cost, String>| b.as_ref().map_or(a, |c| a + *c);
     let costs: Vec<_> = loaded.edits.iter().map(|e| edit_cost(suite, e)).collect();
@@ -321,6 +347,11 @@ pub fn regression_view(
             .benchmark
             .as_ref()
             .map(|b| benchmark(loaded, b, verified)),
+        cascade: (!loaded.ablations.is_empty()).then(|| cascade_figures(loaded)),
+        ablations: ablation_rows(loaded, verified),
+        actions: action_rows(loaded, verified, |_| true),
+        golden_href: golden_href(&loaded.dir),
+        weeks,
         receipts: all.len(),
         not_passing: all
             .iter()
@@ -336,12 +367,7 @@ fn benchmark(
     verified: &RegressionVerification,
 ) -> BenchmarkView {
     let subject = loaded.benchmark_path();
-    let receipts: Vec<Receipt> = verified
-        .receipts
-        .iter()
-        .filter(|r| r.subject == subject)
-        .cloned()
-        .collect();
+    let receipts = verified.receipts_of(&subject);
     BenchmarkView {
         published_at: b.published_at.clone(),
         rows: b

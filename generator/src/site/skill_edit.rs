@@ -7,10 +7,15 @@ use serde::Serialize;
 
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::model::{Replay, SideEffect};
-use receipts_verifier::verify::{decide, level0, RegressionVerification, Status};
+use receipts_verifier::verify::{
+    decide, edit_figures, edit_unit, judge_edit, level0, RegressionVerification, Status,
+};
 
 use super::regression::{regressions_href, FigureCell};
-use super::{label, object_href, receipt_cell, Cell, ReceiptView};
+use super::{
+    claim_parts_by, claim_rows, label, object_href, parts_html, receipt_cell, Cell, ClaimRow,
+    ReceiptView,
+};
 use crate::data::record_file;
 use crate::load::{Corpus, LoadedRegressions};
 
@@ -34,6 +39,11 @@ pub struct SkillEditView {
     pub max_diff_kib: usize,
     pub verdict: Cell,
     pub action: Cell,
+    /// The verdict in the gate's words, its numbers marked against the
+    /// edit's figures (escaped HTML), and whether it opens with the verdict.
+    pub summary_html: Option<String>,
+    pub summary_opening: Cell,
+    pub summary_claims: Vec<ClaimRow>,
     pub costs: Vec<FigureCell>,
     pub replays: Vec<ReplayView>,
     pub receipts: Vec<ReceiptView>,
@@ -211,7 +221,19 @@ pub fn skill_edit_view(
         label: "Had the largest judge seen every judged replay".to_string(),
         cell: receipt_cell(receipts, "verdict.cost.all_largest_usd"),
     });
+    let decisions: Vec<_> = e.replays.iter().map(|r| decide(&loaded.suite, r)).collect();
+    let figures = edit_figures(&loaded.suite, e, &decisions);
+    let summary = e.verdict.summary.as_ref().map(|text| {
+        claim_parts_by(
+            text,
+            &|t, target| judge_edit(t, target, &figures),
+            &edit_unit,
+        )
+    });
     SkillEditView {
+        summary_html: summary.as_deref().map(parts_html),
+        summary_opening: receipt_cell(receipts, "verdict.summary"),
+        summary_claims: summary.as_deref().map(claim_rows).unwrap_or_default(),
         id: e.id.clone(),
         suite: loaded.suite.id.clone(),
         suite_title: loaded.suite.title.clone(),

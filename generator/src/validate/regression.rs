@@ -1,12 +1,14 @@
-//! Regression suites, their edits and benchmarks: ids are safe file names,
-//! timestamps parse, every judge's model has a price, tiers are the suite's
-//! and each judge calls its tier's model, a benchmark gives a class once,
-//! confidences lie between 0 and 1, outcomes name a place in the cascade,
-//! skill digests name objects, and a label class means one thing.
+//! Regression suites, their edits, benchmarks, action histories and
+//! ablations: ids are safe file names, timestamps parse, every judge's model
+//! has a price, tiers are the suite's and each judge calls its tier's
+//! model, a benchmark gives a class once, confidences lie between 0 and 1,
+//! outcomes name a place in the cascade, skill digests name objects, a label
+//! class means one thing, an action names an edit of the suite (a re-bless
+//! also a task and a digest), and an ablation keeps at least one judge.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use receipts_verifier::model::SkillEdit;
+use receipts_verifier::model::{ActionKind, RegressionAblation, RegressionActions, SkillEdit};
 use receipts_verifier::verify::{CONTROL, DRIFT, LEVEL0};
 
 use super::{digest_ref, safe_id, timestamp};
@@ -79,6 +81,12 @@ pub(super) fn suite(corpus: &Corpus, loaded: &LoadedRegressions) -> Result<(), I
             }
         }
     }
+    if let Some(a) = &loaded.actions {
+        actions(loaded, a)?;
+    }
+    for a in &loaded.ablations {
+        ablation(loaded, &tiers, a)?;
+    }
     if let Some(b) = &loaded.benchmark {
         let file = format!("experiments/{}", loaded.benchmark_path());
         timestamp(&file, "published_at", &b.published_at)?;
@@ -94,6 +102,104 @@ pub(super) fn suite(corpus: &Corpus, loaded: &LoadedRegressions) -> Result<(), I
         }
     }
     Ok(())
+}
+
+/// An action history: unique safe ids, times that parse, edits of the
+/// suite, and a re-bless's task and digest.
+fn actions(loaded: &LoadedRegressions, a: &RegressionActions) -> Result<(), InputError> {
+    let file = format!("experiments/{}", loaded.actions_path());
+    let edits: BTreeSet<&str> = loaded.edits.iter().map(|e| e.id.as_str()).collect();
+    let mut ids = BTreeSet::new();
+    for (i, action) in a.actions.iter().enumerate() {
+        let at = |f: &str| format!("actions[{i}].{f}");
+        safe_id(&file, &at("id"), &action.id)?;
+        if !ids.insert(action.id.as_str()) {
+            return Err(InputError::at(
+                &file,
+                at("id"),
+                format!("duplicate action id `{}`", action.id),
+            ));
+        }
+        timestamp(&file, &at("at"), &action.at)?;
+        if !edits.contains(action.edit.as_str()) {
+            return Err(InputError::at(
+                &file,
+                at("edit"),
+                format!(
+                    "`{}` is not an edit of suite {}",
+                    action.edit, loaded.suite.id
+                ),
+            ));
+        }
+        if action.action == ActionKind::Rebless {
+            if action.task.is_none() {
+                return Err(InputError::at(
+                    &file,
+                    at("task"),
+                    "a re-bless names its task",
+                ));
+            }
+            match &action.golden_sha256 {
+                Some(d) if is_sha256(d) => {}
+                _ => {
+                    return Err(InputError::at(
+                        &file,
+                        at("golden_sha256"),
+                        "a re-bless names the new golden trace by its SHA-256 (64 lowercase hex digits)",
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An ablation: a safe id, at least one judge tier, judges of the suite's
+/// tiers calling their tier's model, confidences in range, times that parse.
+fn ablation(
+    loaded: &LoadedRegressions,
+    tiers: &BTreeSet<&str>,
+    a: &RegressionAblation,
+) -> Result<(), InputError> {
+    let file = format!("experiments/{}", loaded.ablation_path(&a.id));
+    safe_id(&file, "id", &a.id)?;
+    if a.rules.judges.is_empty() {
+        return Err(InputError::at(
+            &file,
+            "rules.judges",
+            "an ablation keeps at least one judge",
+        ));
+    }
+    for (i, t) in a.rules.judges.iter().enumerate() {
+        if !tiers.contains(t.as_str()) {
+            return Err(InputError::at(
+                &file,
+                format!("rules.judges[{i}]"),
+                format!("`{t}` is not a judge of suite {}", loaded.suite.id),
+            ));
+        }
+    }
+    for (e, edit) in a.edits.iter().enumerate() {
+        for (r, replay) in edit.replays.iter().enumerate() {
+            for (k, j) in replay.judges.iter().enumerate() {
+                let field = |f: &str| format!("edits[{e}].replays[{r}].judges[{k}].{f}");
+                if !tiers.contains(j.tier.as_str()) {
+                    return Err(InputError::at(
+                        &file,
+                        field("tier"),
+                        format!("`{}` is not a judge of suite {}", j.tier, loaded.suite.id),
+                    ));
+                }
+                confidence(&file, &field("confidence"), j.confidence)?;
+                timestamp(&file, &field("call.started_at"), &j.call.started_at)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn confidence(file: &str, field: &str, value: f64) -> Result<(), InputError> {

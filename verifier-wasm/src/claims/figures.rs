@@ -31,6 +31,9 @@ pub struct Figures<'a> {
     /// The study's named derived figures, each resolved once: its value
     /// (or why it has none) and its unit.
     named: BTreeMap<String, (Result<Bound, String>, Unit)>,
+    /// The named figures defined as a change or a difference (directly or
+    /// through another name): a claim may say which way they go.
+    derived: BTreeSet<String>,
 }
 
 /// How deep named figures may refer to each other (a chain deeper than
@@ -62,6 +65,11 @@ impl<'a> Figures<'a> {
             // Each name's slot records its value.
             let _ = self.resolve(name, named, &mut slots, 0);
         }
+        self.derived = named
+            .keys()
+            .filter(|name| derived_name(name, named, 0))
+            .cloned()
+            .collect();
         self.named = slots
             .into_iter()
             .filter_map(|(name, slot)| match slot {
@@ -278,9 +286,31 @@ impl<'a> Figures<'a> {
         }
     }
 
+    /// Whether a target is a change or a difference: a derived figure, or a
+    /// named figure defined as one.
+    pub fn is_derived(&self, target: &Target) -> bool {
+        match target {
+            Target::Change(..) | Target::Diff(..) => true,
+            Target::Figure(Figure::Study(name)) => self.derived.contains(name),
+            _ => false,
+        }
+    }
+
     /// The unit of a target.
     pub fn target_unit(&self, target: &Target) -> Unit {
         Unit::of_target(target, |f| self.unit(f))
+    }
+}
+
+/// Whether named figure `name` is defined as a change or a difference,
+/// directly or through other names (not followed past [`MAX_DEPTH`]).
+fn derived_name(name: &str, named: &BTreeMap<String, Target>, depth: usize) -> bool {
+    match named.get(name) {
+        Some(Target::Change(..) | Target::Diff(..)) => true,
+        Some(Target::Figure(Figure::Study(other))) if depth < MAX_DEPTH => {
+            derived_name(other, named, depth + 1)
+        }
+        _ => false,
     }
 }
 

@@ -26,33 +26,44 @@ pub use unit::Unit;
 /// bound lies on that side of zero.
 pub fn judge_bound(text: &str, target: &Target, figures: &Figures<'_>) -> Result<Bound, String> {
     let figure = figures.evaluate(target)?;
+    judge_text(
+        text,
+        figure,
+        figures.target_unit(target),
+        figures.is_derived(target),
+    )?;
+    Ok(figure)
+}
+
+/// Judges a bound number's text (empty: nothing to judge) against a
+/// figure in `unit`; `derived` for a change or a difference, whose text
+/// must say which way.
+pub fn judge_text(text: &str, figure: Bound, unit: Unit, derived: bool) -> Result<(), String> {
     if text.trim().is_empty() {
-        return Ok(figure);
+        return Ok(());
     }
     if text.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
         return Err(format!(
             "`{text}` writes a number in other than ASCII digits"
         ));
     }
-    let derived = matches!(target, Target::Change(..) | Target::Diff(..));
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return match (judge::direction(text)?, derived) {
-            (Some(sign), true) => judge::holds_direction(sign, figure).map(|()| figure),
+            (Some(sign), true) => judge::holds_direction(sign, figure),
             (Some(_), false) => Err(format!(
                 "`{text}` says a direction of a figure that is not a change or a difference"
             )),
             (None, _) => Err(format!("`{text}` states no number")),
         };
     }
-    unit::agrees(text, figures.target_unit(target))?;
+    unit::agrees(text, unit)?;
     let claimed = judge::read(text)?;
     if derived && claimed.sign.is_none() && !claimed.explicit_sign && !claimed.within {
         return Err(format!(
             "`{text}` does not say which way: write `lower` or `higher` (or the like), or a signed number"
         ));
     }
-    judge::agrees(&claimed, figure)?;
-    Ok(figure)
+    judge::agrees(&claimed, figure)
 }
 
 /// A figure as a claim shows it when its link has no text: rates, points
@@ -122,6 +133,24 @@ pub fn claim_receipts(
     text: &str,
     figures: &Figures<'_>,
 ) -> Vec<Receipt> {
+    bound_receipts(
+        subject,
+        place,
+        text,
+        "<experiment>.<policy>.<figure>",
+        |t, target| judge_bound(t, target, figures),
+    )
+}
+
+/// As [`claim_receipts`], each bound number judged by `judge`; `example`
+/// shows a target in the hint a number typed by hand gets.
+pub fn bound_receipts(
+    subject: &str,
+    place: &str,
+    text: &str,
+    example: &str,
+    judge: impl Fn(&str, &Target) -> Result<Bound, String>,
+) -> Vec<Receipt> {
     let segments = match syntax::parse(text) {
         Ok(s) => s,
         Err((at, why)) => {
@@ -144,7 +173,7 @@ pub fn claim_receipts(
                         format!("{place}: {number}"),
                         number,
                         format!(
-                            "a number typed by hand: bind it to the figure it claims, `[{number}](#<experiment>.<policy>.<figure>)`, or mark it not measured, `[{number}](#registered)`"
+                            "a number typed by hand: bind it to the figure it claims, `[{number}](#{example})`, or mark it not measured, `[{number}](#registered)`"
                         ),
                         false,
                     ));
@@ -153,7 +182,7 @@ pub fn claim_receipts(
             Segment::Registered(_) => {}
             Segment::Bound { text, target } => {
                 let claim = format!("{place}: [{text}](#{target})");
-                out.push(match judge_bound(text, target, figures) {
+                out.push(match judge(text, target) {
                     Ok(figure) => Receipt::new(subject, claim, text, show(figure), true),
                     Err(why) => Receipt::new(subject, claim, text, why, false),
                 });
@@ -238,6 +267,55 @@ mod tests {
             .into_iter()
             .map(|r| (r.claim, r.status, r.recomputed))
             .collect()
+    }
+
+    /// A study figure named as a change says which way as a change does.
+    #[test]
+    fn a_named_change_takes_a_direction_word() {
+        let (primary, secondary) = e02();
+        let incomplete = BTreeSet::new();
+        let mut figures = Figures::default();
+        figures.add(
+            "E02",
+            ExperimentFigures {
+                primary: &primary,
+                secondary: &secondary,
+                incomplete: &incomplete,
+            },
+        );
+        let change = syntax::parse_target(
+            "change(E02.ladder.cost_per_task_usd,E02.always-large.cost_per_task_usd)",
+        )
+        .expect("target");
+        let named = BTreeMap::from([
+            ("ladder_saving".to_string(), change),
+            (
+                "saving_again".to_string(),
+                syntax::parse_target("study.ladder_saving").expect("target"),
+            ),
+        ]);
+        figures.set_named(&named);
+        let status = |text: &str| {
+            claim_receipts("study.json", "claim", text, &figures)
+                .into_iter()
+                .map(|r| (r.status, r.recomputed))
+                .collect::<Vec<_>>()
+        };
+        for text in [
+            "[cheaper](#study.ladder_saving)",
+            "[1.6–4.9% lower](#study.ladder_saving)",
+            "[lower](#study.saving_again)",
+        ] {
+            let got = status(text);
+            assert!(
+                got.iter().all(|(s, _)| *s == Status::Pass),
+                "{text}: {got:?}"
+            );
+        }
+        // The wrong way still fails, and a number must still say which way.
+        assert_eq!(status("[higher](#study.ladder_saving)")[0].0, Status::Fail);
+        let got = status("[3%](#study.ladder_saving)");
+        assert!(got[0].1.contains("does not say which way"), "{got:?}");
     }
 
     #[test]

@@ -295,6 +295,11 @@ pub struct Verdict {
     /// verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<String>,
+    /// The verdict in words, as the gate reported it (untrusted text): it
+    /// opens with the verdict, and every number in it is a link to one of
+    /// the edit's figures, e.g. `[3](#edit.replays.total)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 /// PASS merges the edit, WARN holds it for review, BLOCK reverts it.

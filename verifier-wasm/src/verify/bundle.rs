@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::anchor::AnchorFiles;
 use crate::model::{
-    benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite, ModelCheck,
-    RegressionBenchmark, RegressionSuite, ResultRow, Run, SkillEdit, Study, Summary, Task,
-    GIT_ANCHOR_FILE, HARNESS_DIR, MODEL_CHECK_FILE, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE,
-    TSA_CERTIFICATE_FILE,
+    actions_path, benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
+    ModelCheck, RegressionAblation, RegressionActions, RegressionBenchmark, RegressionSuite,
+    ResultRow, Run, SkillEdit, Study, Summary, Task, GIT_ANCHOR_FILE, HARNESS_DIR,
+    MODEL_CHECK_FILE, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
 
 use super::{ExperimentCheck, ExperimentVerification, Memo, Receipt, Tally, MEMOS_DIR};
@@ -492,12 +492,29 @@ fn regressions(
             continue;
         };
         let edits: Vec<SkillEdit> = suites.members(dir, only, |e: &SkillEdit| &e.id, receipts);
-        let bench_path = benchmark_path(dir);
-        let benchmark = match (only, files.get(&bench_path)) {
-            (Some(_), _) | (_, None) => None,
-            (None, Some(b)) => parse::<RegressionBenchmark>(&bench_path, b, receipts),
+        // One edit's page checks the edit alone.
+        let whole = |path: String| only.is_none().then(|| files.get(&path).map(|b| (path, b)));
+        let benchmark = whole(benchmark_path(dir))
+            .flatten()
+            .and_then(|(p, b)| parse::<RegressionBenchmark>(&p, b, receipts));
+        let actions = whole(actions_path(dir))
+            .flatten()
+            .and_then(|(p, b)| parse::<RegressionActions>(&p, b, receipts));
+        let ablations: Vec<RegressionAblation> = if only.is_some() {
+            Vec::new()
+        } else {
+            let ablations = SuiteFiles {
+                sub: "ablations",
+                ..suites
+            };
+            ablations.members(dir, None, |a: &RegressionAblation| &a.id, receipts)
         };
-        let verified = super::verify_regressions(dir, &suite, &edits, benchmark.as_ref(), objects);
+        let records = super::SuiteRecords {
+            benchmark: benchmark.as_ref(),
+            actions: actions.as_ref(),
+            ablations: &ablations,
+        };
+        let verified = super::verify_regressions(dir, &suite, &edits, records, objects);
         receipts.extend(verified.all_receipts().cloned());
     }
 }

@@ -38,9 +38,11 @@ pub use published::{
 };
 pub use registration::ANCHOR_NONE;
 pub use regression::{
-    action, benchmark_rates, decide, edit_cost, level0, same_side_effects, verdict,
-    verify_benchmark, verify_regressions, verify_skill_edit, Decision, EditCost, Level0Diff, Rates,
-    RegressionVerification, CONTROL, DRIFT, LEVEL0,
+    ablation_figures, action, benchmark_rates, decide, decide_under, edit_cost, edit_figures,
+    edit_unit, judge_edit, level0, same_side_effects, trace_digest, verdict, verify_ablation,
+    verify_actions, verify_benchmark, verify_regressions, verify_skill_edit, AblationRun,
+    CascadeRules, Decision, EditCost, Level0Diff, Rates, RegressionVerification, SuiteRecords,
+    CONTROL, DRIFT, LEVEL0,
 };
 pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};

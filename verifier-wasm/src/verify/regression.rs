@@ -6,18 +6,27 @@
 
 use std::collections::BTreeMap;
 
+use crate::digest::sha256_hex;
 use crate::model::{
-    AgreementRules, EditAction, JudgeVerdict, Level0Result, RegressionSuite, Replay, SideEffect,
-    Trace, VerdictResult,
+    AblatedRules, AgreementRules, EditAction, JudgeTier, JudgeVerdict, Judgment, Level0Result,
+    RegressionSuite, Replay, SideEffect, Trace, VerdictResult,
 };
 
+mod ablation;
+mod actions;
 mod benchmark;
 mod cost;
 mod edit;
+mod summary;
 
+pub use ablation::{ablation_figures, verify_ablation, AblationRun};
+pub use actions::verify_actions;
 pub use benchmark::{benchmark_rates, verify_benchmark, Rates};
 pub use cost::{edit_cost, EditCost};
-pub use edit::{time_to_verdict_s, verify_regressions, verify_skill_edit, RegressionVerification};
+pub use edit::{
+    time_to_verdict_s, verify_regressions, verify_skill_edit, RegressionVerification, SuiteRecords,
+};
+pub use summary::{edit_figures, edit_unit, judge_edit, summary_receipts};
 
 /// Where level 0 and the control replay decide, as `decided_by` names them.
 pub const LEVEL0: &str = "level0";
@@ -50,6 +59,13 @@ fn beyond(a: &[SideEffect], b: &[SideEffect]) -> Vec<SideEffect> {
         })
         .cloned()
         .collect()
+}
+
+/// A trace's digest: SHA-256 over its JSON, as serde writes it (fields in
+/// the format's order, object keys sorted). A re-bless names the new golden
+/// trace by it, and the golden library shows it.
+pub fn trace_digest(trace: &Trace) -> String {
+    sha256_hex(&serde_json::to_vec(trace).unwrap_or_default())
 }
 
 /// Whether two traces made the same calls, in any order.
@@ -96,30 +112,99 @@ pub struct Decision {
     pub cascade_error: Option<String>,
 }
 
+/// The cascade's rules as applied: the suite's own, or an ablation's with
+/// parts switched off.
+#[derive(Debug, Clone)]
+pub struct CascadeRules<'a> {
+    pub suite: &'a RegressionSuite,
+    /// Level 0 and the control replay.
+    pub level0: bool,
+    pub drift: bool,
+    /// The judge tiers called, in order.
+    pub judges: Vec<&'a JudgeTier>,
+    /// A lone judge's `regressed` blocks (an ablation to one judge; the
+    /// suite's rules block only on agreement).
+    pub alone_blocks: bool,
+}
+
+impl<'a> CascadeRules<'a> {
+    /// The suite's rules (see [`AgreementRules::CascadeV1`]).
+    pub fn full(suite: &'a RegressionSuite) -> Self {
+        let AgreementRules::CascadeV1 = suite.rules;
+        CascadeRules {
+            suite,
+            level0: true,
+            drift: true,
+            judges: suite.judges.iter().collect(),
+            alone_blocks: false,
+        }
+    }
+
+    /// The suite's rules with an ablation's parts off; an error names a
+    /// tier the suite does not have, or tiers out of the suite's order.
+    pub fn ablated(suite: &'a RegressionSuite, rules: &AblatedRules) -> Result<Self, String> {
+        let mut judges = Vec::with_capacity(rules.judges.len());
+        let mut from = 0;
+        for tier in &rules.judges {
+            let Some(k) = suite.judges[from..].iter().position(|j| &j.tier == tier) else {
+                return Err(if suite.judges.iter().any(|j| &j.tier == tier) {
+                    format!("judge tier {tier} is out of the suite's order, or given twice")
+                } else {
+                    format!("the suite has no judge tier {tier}")
+                });
+            };
+            judges.push(&suite.judges[from + k]);
+            from += k + 1;
+        }
+        if judges.is_empty() {
+            return Err("no judge tier is left".to_string());
+        }
+        Ok(CascadeRules {
+            suite,
+            level0: rules.level0,
+            drift: rules.drift,
+            alone_blocks: judges.len() == 1,
+            judges,
+        })
+    }
+}
+
 /// Decides a replay by the suite's rules from what was recorded (see
 /// [`AgreementRules::CascadeV1`]).
 pub fn decide(suite: &RegressionSuite, replay: &Replay) -> Decision {
-    let AgreementRules::CascadeV1 = suite.rules;
+    decide_under(&CascadeRules::full(suite), replay, &replay.judges)
+}
+
+/// Decides a replay by `rules`, with `judges` the judgments recorded
+/// under them (the replay's own for the suite's rules).
+pub fn decide_under(rules: &CascadeRules<'_>, replay: &Replay, judges: &[Judgment]) -> Decision {
     let settled = |result, by: &str| Decision {
         result: Some(result),
         decided_by: by.to_string(),
         judges: Vec::new(),
         cascade_error: None,
     };
-    let mut decision = match level0(suite, replay).result {
-        Level0Result::Same => settled(VerdictResult::Pass, LEVEL0),
-        Level0Result::HardFail => settled(VerdictResult::Block, LEVEL0),
-        Level0Result::Differs
-            if replay
-                .control
-                .as_ref()
-                .is_some_and(|c| same_side_effects(c, &replay.replay)) =>
-        {
-            settled(VerdictResult::Pass, CONTROL)
+    let early = if rules.level0 {
+        match level0(rules.suite, replay).result {
+            Level0Result::Same => Some(settled(VerdictResult::Pass, LEVEL0)),
+            Level0Result::HardFail => Some(settled(VerdictResult::Block, LEVEL0)),
+            Level0Result::Differs
+                if replay
+                    .control
+                    .as_ref()
+                    .is_some_and(|c| same_side_effects(c, &replay.replay)) =>
+            {
+                Some(settled(VerdictResult::Pass, CONTROL))
+            }
+            Level0Result::Differs => None,
         }
-        Level0Result::Differs => return judged(suite, replay),
+    } else {
+        None
     };
-    if !replay.judges.is_empty() {
+    let Some(mut decision) = early else {
+        return judged(rules, replay, judges);
+    };
+    if !judges.is_empty() {
         decision.cascade_error = Some(format!(
             "judges were called after {} decided the replay",
             decision.decided_by
@@ -129,17 +214,18 @@ pub fn decide(suite: &RegressionSuite, replay: &Replay) -> Decision {
 }
 
 /// The judges' part of the rules, then drift.
-fn judged(suite: &RegressionSuite, replay: &Replay) -> Decision {
+fn judged(rules: &CascadeRules<'_>, replay: &Replay, judges: &[Judgment]) -> Decision {
+    let suite = rules.suite;
     let mut decision = Decision {
         result: None,
         decided_by: String::new(),
         judges: Vec::new(),
         cascade_error: None,
     };
-    let last = suite.judges.len().saturating_sub(1);
-    for (k, tier) in suite.judges.iter().enumerate() {
+    let last = rules.judges.len().saturating_sub(1);
+    for (k, tier) in rules.judges.iter().enumerate() {
         decision.judges.push(tier.tier.clone());
-        let Some(j) = replay.judges.get(k) else {
+        let Some(j) = judges.get(k) else {
             decision.cascade_error = Some(format!(
                 "the cascade stops before {}, which the rules call next",
                 tier.tier
@@ -174,25 +260,24 @@ fn judged(suite: &RegressionSuite, replay: &Replay) -> Decision {
             }
             continue;
         }
-        let before = k.checked_sub(1).and_then(|i| replay.judges.get(i));
+        let before = k.checked_sub(1).and_then(|i| judges.get(i));
+        let agreed =
+            rules.alone_blocks || before.is_some_and(|b| b.verdict == JudgeVerdict::Regressed);
         decision.result = Some(match j.verdict {
-            JudgeVerdict::Regressed
-                if before.is_some_and(|b| b.verdict == JudgeVerdict::Regressed) =>
-            {
-                VerdictResult::Block
-            }
+            JudgeVerdict::Regressed if agreed => VerdictResult::Block,
             JudgeVerdict::Pass if confident => VerdictResult::Pass,
             _ => VerdictResult::Warn,
         });
         decision.decided_by = tier.tier.clone();
     }
-    if replay.judges.len() > decision.judges.len() {
+    if judges.len() > decision.judges.len() {
         decision.cascade_error = Some(format!(
             "judges were called after {} decided the replay",
             decision.decided_by
         ));
     }
-    let drifted = replay.world_dependent
+    let drifted = rules.drift
+        && replay.world_dependent
         && replay
             .drift
             .as_ref()

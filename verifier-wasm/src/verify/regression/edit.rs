@@ -2,15 +2,18 @@
 
 use crate::digest::sha256_hex;
 use crate::model::{
-    regression_suite_path, skill_edit_path, EditAction, Level0Result, RegressionBenchmark,
-    RegressionSuite, SideEffect, SkillEdit, VerdictResult,
+    regression_suite_path, skill_edit_path, EditAction, Level0Result, RegressionAblation,
+    RegressionActions, RegressionBenchmark, RegressionSuite, SideEffect, SkillEdit, VerdictResult,
 };
 
 use super::super::published::cost_receipt;
 use super::super::{Objects, Receipt};
-use super::{action, counts, decide, edit_cost, level0, verdict, verify_benchmark};
+use super::{
+    action, counts, decide, edit_cost, level0, summary_receipts, verdict, verify_ablation,
+    verify_actions, verify_benchmark, Decision,
+};
 
-fn result_name(r: VerdictResult) -> &'static str {
+pub(super) fn result_name(r: VerdictResult) -> &'static str {
     match r {
         VerdictResult::Pass => "PASS",
         VerdictResult::Warn => "WARN",
@@ -50,6 +53,33 @@ fn show_level0(result: Level0Result, added: &[SideEffect], removed: &[SideEffect
         text.push_str(&format!(", removed: {}", list(removed)));
     }
     text
+}
+
+/// The judges called against those the rules call for.
+pub(super) fn show_cascade(
+    subject: &str,
+    claim: String,
+    called: &[&str],
+    decision: &Decision,
+) -> Receipt {
+    let show = |tiers: &[&str]| {
+        if tiers.is_empty() {
+            "no judge".to_string()
+        } else {
+            tiers.join(" → ")
+        }
+    };
+    let wanted: Vec<&str> = decision.judges.iter().map(String::as_str).collect();
+    Receipt::new(
+        subject,
+        claim,
+        show(called),
+        match &decision.cascade_error {
+            Some(e) => e.clone(),
+            None => show(&wanted),
+        },
+        decision.cascade_error.is_none(),
+    )
 }
 
 /// Every receipt of an edit: the suite, the skill's objects, each replay's
@@ -99,23 +129,11 @@ pub fn verify_skill_edit(
         ));
         let decision = decide(suite, replay);
         let called: Vec<&str> = replay.judges.iter().map(|j| j.tier.as_str()).collect();
-        let show = |tiers: &[&str]| {
-            if tiers.is_empty() {
-                "no judge".to_string()
-            } else {
-                tiers.join(" → ")
-            }
-        };
-        let wanted: Vec<&str> = decision.judges.iter().map(String::as_str).collect();
-        receipts.push(Receipt::new(
+        receipts.push(show_cascade(
             subject,
             format!("replays[{i}].judges"),
-            show(&called),
-            match &decision.cascade_error {
-                Some(e) => e.clone(),
-                None => show(&wanted),
-            },
-            decision.cascade_error.is_none(),
+            &called,
+            &decision,
         ));
         let shown = format!(
             "{} by {}",
@@ -140,6 +158,13 @@ pub fn verify_skill_edit(
         decisions.push(decision);
     }
     let v = &edit.verdict;
+    receipts.extend(summary_receipts(
+        subject,
+        suite,
+        edit,
+        &decisions,
+        verdict(&decisions),
+    ));
     match verdict(&decisions) {
         Some(r) => {
             receipts.push(Receipt::new(
@@ -271,7 +296,7 @@ pub struct RegressionVerification {
     /// The suite's directory.
     pub dir: String,
     /// Suite-level receipts: a suite id that differs from its directory,
-    /// and the benchmark's.
+    /// and the benchmark's, the action history's and each ablation's.
     pub receipts: Vec<Receipt>,
     /// Each edit's receipts, in the order the edits were given.
     pub edits: Vec<Vec<Receipt>>,
@@ -282,15 +307,32 @@ impl RegressionVerification {
     pub fn all_receipts(&self) -> impl Iterator<Item = &Receipt> {
         self.edits.iter().flatten().chain(&self.receipts)
     }
+
+    /// The suite-level receipts of one record, by its path.
+    pub fn receipts_of(&self, subject: &str) -> Vec<Receipt> {
+        self.receipts
+            .iter()
+            .filter(|r| r.subject == subject)
+            .cloned()
+            .collect()
+    }
 }
 
-/// Verifies a suite's edits, and its benchmark when there is one. `dir`
-/// is the suite's directory.
+/// A suite's records beside its edits, each optional.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SuiteRecords<'a> {
+    pub benchmark: Option<&'a RegressionBenchmark>,
+    pub actions: Option<&'a RegressionActions>,
+    pub ablations: &'a [RegressionAblation],
+}
+
+/// Verifies a suite's edits, and its benchmark, action history and
+/// ablations where it has them. `dir` is the suite's directory.
 pub fn verify_regressions(
     dir: &str,
     suite: &RegressionSuite,
     edits: &[SkillEdit],
-    benchmark: Option<&RegressionBenchmark>,
+    records: SuiteRecords<'_>,
     objects: &dyn Objects,
 ) -> RegressionVerification {
     let mut receipts = Vec::new();
@@ -303,8 +345,14 @@ pub fn verify_regressions(
             false,
         ));
     }
-    if let Some(b) = benchmark {
+    if let Some(b) = records.benchmark {
         receipts.extend(verify_benchmark(dir, suite, edits, b));
+    }
+    if let Some(a) = records.actions {
+        receipts.extend(verify_actions(dir, suite, edits, a));
+    }
+    for a in records.ablations {
+        receipts.extend(verify_ablation(dir, suite, edits, a).0);
     }
     RegressionVerification {
         dir: dir.to_string(),

@@ -632,3 +632,5 @@ fn a_verdict_dated_before_the_judge_calls_it_waited_for_fails() {
     assert_eq!(s, Status::Fail);
     assert_eq!(why, "before the edit was made");
 }
+
+mod history;

@@ -1,0 +1,268 @@
+//! What happened to the simulated suite after its verdicts: the actions
+//! people took (an undo, a re-bless, and an undo refused because a later
+//! edit of the same skill was merged), and three ablations, every labelled
+//! edit judged again with level 0 off, with the drift check off, and by
+//! the largest judge alone. An ablation's judges answer as the edit's own
+//! did where they were called; where they were not, the script says what
+//! they would have answered, and the cascade under the ablated rules calls
+//! them in turn until it decides. Everything is marked simulated.
+
+use receipts_verifier::cost::{call_cost, Cost};
+use receipts_verifier::model::{
+    AblatedEdit, AblatedReplay, AblatedRules, AblationFigures, ActionKind, ActionOutcome,
+    FormatVersion, JudgeVerdict, Judgment, Level0Result, Provenance, RegressionAblation,
+    RegressionAblationKind, RegressionActions, RegressionActionsKind, RegressionSuite, Replay,
+    ReplayOutcome, SkillEdit, SuiteAction, VerdictResult,
+};
+use receipts_verifier::time::{format, parse, UnixMillis};
+use receipts_verifier::verify::{decide_under, trace_digest, verdict, CascadeRules};
+
+use super::super::rng::Rng;
+use super::{judge_call, rationale, round6, JUDGES, SUITE};
+
+const HOUR_MS: i64 = 3_600_000;
+
+fn decided_ms(edit: &SkillEdit) -> i64 {
+    let at = edit
+        .verdict
+        .decided_at
+        .as_deref()
+        .unwrap_or(&edit.edited_at);
+    parse(at).map(|t| t.0).unwrap_or(0)
+}
+
+fn find<'a>(edits: &'a [SkillEdit], prefix: &str) -> &'a SkillEdit {
+    edits
+        .iter()
+        .find(|e| e.id.starts_with(prefix))
+        .expect("the script's edit")
+}
+
+/// The missed regression undone; the drifted rate sheet's replay blessed
+/// as its new golden trace; an undo of an earlier reporting edit refused,
+/// since a later edit of the skill was merged since.
+pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
+    let missed = find(edits, &format!("{SUITE}-edit-05"));
+    let drifted = find(edits, &format!("{SUITE}-edit-09"));
+    let earlier = find(edits, &format!("{SUITE}-edit-06"));
+    let sheet = drifted
+        .replays
+        .iter()
+        .find(|r| r.task == "fx-rate-sheet")
+        .expect("edit 9 replays the rate sheet");
+    let at = |edit: &SkillEdit, hours: i64| format(UnixMillis(decided_ms(edit) + hours * HOUR_MS));
+    RegressionActions {
+        format_version: FormatVersion,
+        kind: RegressionActionsKind::RegressionActions,
+        suite: SUITE.to_string(),
+        provenance: Provenance::Simulated,
+        actions: vec![
+            SuiteAction {
+                id: "undo-1".to_string(),
+                action: ActionKind::Undo,
+                edit: missed.id.clone(),
+                by: "a maintainer (simulated)".to_string(),
+                at: at(missed, 30),
+                task: None,
+                golden_sha256: None,
+                outcome: ActionOutcome::Done,
+                reason: None,
+            },
+            SuiteAction {
+                id: "rebless-1".to_string(),
+                action: ActionKind::Rebless,
+                edit: drifted.id.clone(),
+                by: "a maintainer (simulated)".to_string(),
+                at: at(drifted, 1),
+                task: Some(sheet.task.clone()),
+                golden_sha256: Some(trace_digest(&sheet.replay)),
+                outcome: ActionOutcome::Done,
+                reason: None,
+            },
+            SuiteAction {
+                id: "undo-2".to_string(),
+                action: ActionKind::Undo,
+                edit: earlier.id.clone(),
+                by: "a maintainer (simulated)".to_string(),
+                at: at(drifted, 2),
+                task: None,
+                golden_sha256: None,
+                outcome: ActionOutcome::Refused,
+                reason: Some(format!(
+                    "{} was merged later on the same skill ({}); undo it first",
+                    drifted.id, drifted.skill.name
+                )),
+            },
+        ],
+    }
+}
+
+/// What a judge of `tier` answers about `replay`: what the edit's own judge
+/// of that tier said, or, where none was called, the script's answer.
+fn answer(replay: &Replay, tier: &str) -> (JudgeVerdict, f64) {
+    if let Some(j) = replay.judges.iter().find(|j| j.tier == tier) {
+        return (j.verdict, j.confidence);
+    }
+    match (
+        replay.level0.result,
+        replay.outcome.decided_by.as_str(),
+        tier,
+    ) {
+        (Level0Result::Same, ..) => (JudgeVerdict::Pass, 0.95),
+        // Closing stale issues reads as tidying to every judge but the
+        // medium one: without level 0 the hard fail gets through.
+        (Level0Result::HardFail, _, "medium") => (JudgeVerdict::Regressed, 0.7),
+        (Level0Result::HardFail, _, "small") => (JudgeVerdict::Unsure, 0.55),
+        (Level0Result::HardFail, ..) => (JudgeVerdict::Pass, 0.85),
+        // The control replay's noise looks like a change to every judge.
+        (_, "control", "large") => (JudgeVerdict::Regressed, 0.7),
+        (_, "control", _) => (JudgeVerdict::Unsure, 0.6),
+        _ => (JudgeVerdict::Pass, 0.9),
+    }
+}
+
+/// The edits judged again under `rules`, each judge called in turn until
+/// the cascade decides.
+fn ablation(
+    suite: &RegressionSuite,
+    edits: &[SkillEdit],
+    id: &str,
+    title: &str,
+    rules: AblatedRules,
+    at: i64,
+) -> RegressionAblation {
+    let cascade = CascadeRules::ablated(suite, &rules).expect("the script's rules");
+    let mut rng = Rng::from_key(&format!("{SUITE}/ablation/{id}"));
+    let mut t = at;
+    let mut out = Vec::new();
+    let mut figures = AblationFigures {
+        regressions: 0,
+        held_or_reverted: 0,
+        reverted: 0,
+        recall: 0.0,
+        block_recall: 0.0,
+        controls: 0,
+        false_alarms: 0,
+        cost_usd: 0.0,
+    };
+    let mut total = Cost::ZERO;
+    for edit in edits.iter().filter(|e| e.label.is_some()) {
+        let mut replays = Vec::new();
+        let mut decisions = Vec::new();
+        let mut cost = Cost::ZERO;
+        for replay in &edit.replays {
+            let mut judges: Vec<Judgment> = Vec::new();
+            let decision = loop {
+                let d = decide_under(&cascade, replay, &judges);
+                if d.result.is_some() || judges.len() >= d.judges.len() {
+                    break d;
+                }
+                let tier = &d.judges[judges.len()];
+                let model = JUDGES
+                    .iter()
+                    .find(|(t, ..)| t == tier)
+                    .map(|(_, m, ..)| *m)
+                    .expect("a judge of the suite");
+                let key = format!("{id}/{}/{}/{tier}", edit.id, replay.task);
+                let call = judge_call(&key, model, &mut rng, t);
+                t += call.latency_ms as i64 + 500;
+                cost = cost + call_cost(&call, &suite.prices).unwrap_or_default();
+                let (verdict, confidence) = answer(replay, tier);
+                judges.push(Judgment {
+                    tier: tier.clone(),
+                    verdict,
+                    confidence,
+                    rationale: rationale(verdict, &replay.task, judges.len() + 1),
+                    call,
+                });
+            };
+            replays.push(AblatedReplay {
+                task: replay.task.clone(),
+                judges,
+                outcome: ReplayOutcome {
+                    result: decision.result.expect("the script decides every replay"),
+                    decided_by: decision.decided_by.clone(),
+                },
+            });
+            decisions.push(decision);
+        }
+        let result = verdict(&decisions).expect("decided");
+        let label = edit.label.as_ref().expect("labelled");
+        let caught = result != VerdictResult::Pass;
+        if label.regression {
+            figures.regressions += 1;
+            figures.held_or_reverted += u64::from(caught);
+            figures.reverted += u64::from(result == VerdictResult::Block);
+        } else {
+            figures.controls += 1;
+            figures.false_alarms += u64::from(caught);
+        }
+        total = total + cost;
+        out.push(AblatedEdit {
+            edit: edit.id.clone(),
+            replays,
+            result,
+            cost_usd: round6(cost.low),
+        });
+    }
+    let two = |n: u64, of: u64| (n as f64 / of.max(1) as f64 * 100.0).round() / 100.0;
+    figures.recall = two(figures.held_or_reverted, figures.regressions);
+    figures.block_recall = two(figures.reverted, figures.regressions);
+    figures.cost_usd = round6(total.low);
+    RegressionAblation {
+        format_version: FormatVersion,
+        kind: RegressionAblationKind::RegressionAblation,
+        id: id.to_string(),
+        suite: SUITE.to_string(),
+        title: title.to_string(),
+        provenance: Provenance::Simulated,
+        rules,
+        edits: out,
+        figures,
+    }
+}
+
+/// The three ablations, run one after another from `at`.
+pub(super) fn ablations(
+    suite: &RegressionSuite,
+    edits: &[SkillEdit],
+    at: i64,
+) -> Vec<RegressionAblation> {
+    let all: Vec<String> = JUDGES.iter().map(|(t, ..)| t.to_string()).collect();
+    let largest = vec![JUDGES[JUDGES.len() - 1].0.to_string()];
+    [
+        (
+            "no-level0",
+            "Level 0 off: every replay goes to the judges",
+            AblatedRules {
+                level0: false,
+                drift: true,
+                judges: all.clone(),
+            },
+        ),
+        (
+            "no-drift",
+            "The drift check off",
+            AblatedRules {
+                level0: true,
+                drift: false,
+                judges: all,
+            },
+        ),
+        (
+            "single-judge",
+            "One judge: the largest alone",
+            AblatedRules {
+                level0: true,
+                drift: true,
+                judges: largest,
+            },
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(n, (id, title, rules))| {
+        ablation(suite, edits, id, title, rules, at + n as i64 * HOUR_MS)
+    })
+    .collect()
+}

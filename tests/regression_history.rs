@@ -1,0 +1,100 @@
+//! A regression suite's history, as published: the ablations beside the
+//! full cascade, the actions taken (re-bless, undo, refused undo), the
+//! golden library and the weekly digests. A publisher who edits the records
+//! of the history and reseals every digest is still caught, and a history
+//! that names what is not there is refused as input.
+
+mod common;
+
+use std::fs;
+
+use common::{assert_exit, built, edit_json, receipts, reseal, stdout};
+
+#[test]
+fn the_suite_publishes_its_ablations_actions_golden_library_and_weeks() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let page = fs::read_to_string(site.join("regressions/R01.html")).expect("suite page");
+    for text in [
+        "<h2>Ablations</h2>",
+        "The full cascade",
+        "Level 0 off: every replay goes to the judges",
+        "The drift check off",
+        "One judge: the largest alone",
+        "<h2>Actions</h2>",
+        "re-bless",
+        "refused: R01-edit-09-reporting was merged later on the same skill",
+        "regressions/R01/golden/index.html",
+        "regressions/R01/weeks/2026-W45.html",
+        "regressions/R01/weeks/2026-W46.html",
+    ] {
+        assert!(page.contains(text), "the suite page lacks {text}");
+    }
+    let golden =
+        fs::read_to_string(site.join("regressions/R01/golden/index.html")).expect("golden library");
+    let actions = common::read_json(&site.join("data/regressions/R01/actions.json"));
+    let digest = actions["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find_map(|a| a["golden_sha256"].as_str())
+        .expect("a re-bless");
+    assert!(
+        golden.contains(digest),
+        "the re-blessed trace is in the library"
+    );
+    assert!(golden.contains("re-blessed"), "{golden}");
+    assert!(golden.contains("BLOCK, a labelled regression"));
+    let week = fs::read_to_string(site.join("regressions/R01/weeks/2026-W46.html")).expect("week");
+    assert!(week.contains("2026-11-09") && week.contains("2026-11-15"));
+    assert!(week.contains("R01-edit-10-github-triage"));
+    // The week holds its own records only.
+    assert!(!week.contains(">R01-edit-01-github-triage</a>"));
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 0, "the sample site");
+}
+
+#[test]
+fn a_resealed_history_that_flatters_the_gate_fails() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let data = site.join("data/regressions/R01");
+    // The refused undo recorded as done.
+    edit_json(&data.join("actions.json"), |h| {
+        let undo = h["actions"]
+            .as_array_mut()
+            .expect("actions")
+            .iter_mut()
+            .find(|a| a["outcome"] == "refused")
+            .expect("a refused undo");
+        undo["outcome"] = "done".into();
+        undo.as_object_mut().expect("object").remove("reason");
+    });
+    // The ablation without level 0 publishes a better recall than its runs give.
+    edit_json(&data.join("ablations/no-level0.json"), |a| {
+        a["figures"]["recall"] = 0.83.into();
+    });
+    // The ablation with one judge leaves out an edit.
+    edit_json(&data.join("ablations/single-judge.json"), |a| {
+        a["edits"].as_array_mut().expect("edits").remove(0);
+    });
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "a forged history");
+    let failing: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|l| l.starts_with("FAIL"))
+        .map(str::to_string)
+        .collect();
+    for needle in [
+        "actions.json: actions[undo-2].outcome",
+        "no-level0.json: figures.recall: recorded 0.83",
+        "single-judge.json: edits",
+    ] {
+        assert!(
+            failing.iter().any(|l| l.contains(needle)),
+            "{needle}:\n{}",
+            failing.join("\n")
+        );
+    }
+}
