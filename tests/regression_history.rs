@@ -98,3 +98,34 @@ fn a_resealed_history_that_flatters_the_gate_fails() {
         );
     }
 }
+
+#[test]
+fn the_golden_library_or_a_week_edited_on_the_page_fails_resealed() {
+    let dir = built();
+    let site = dir.path().join("site");
+    // The page says the edit that slipped through was caught, and the
+    // week hides its false alarm; the records are left as they are.
+    let week = site.join("regressions/R01/weeks/2026-W45.html");
+    let text = fs::read_to_string(&week).expect("week");
+    let forged = text.replacen(" let through", " let through (none)", 1);
+    assert_ne!(forged, text);
+    fs::write(&week, forged).expect("write");
+    let golden = site.join("regressions/R01/golden/index.html");
+    let text = fs::read_to_string(&golden).expect("golden");
+    let forged = text.replacen("<span class=\"muted\">nothing</span>", "BLOCK", 1);
+    assert_ne!(forged, text);
+    fs::write(&golden, forged).expect("write");
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "pages edited after the build");
+    let text = stdout(&out);
+    for page in [
+        "regressions/R01/weeks/2026-W45.html",
+        "regressions/R01/golden/index.html",
+    ] {
+        assert!(
+            text.contains(&format!("FAIL {page}: rendered from the records")),
+            "{page}:\n{text}"
+        );
+    }
+}

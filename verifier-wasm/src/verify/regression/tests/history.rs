@@ -256,6 +256,21 @@ fn an_ablation_that_drops_the_regression_it_misses_fails() {
 }
 
 #[test]
+fn an_ablation_that_counts_its_best_edit_twice_fails() {
+    let mut s = sample();
+    let a = s.ablation("no-level0");
+    let best = a
+        .edits
+        .iter()
+        .find(|e| e.result == VerdictResult::Block)
+        .expect("a blocked edit")
+        .clone();
+    a.edits.push(best.clone());
+    let bad = failing(&s.receipts()).join("\n");
+    assert!(bad.contains(&format!("{} twice", best.edit)), "{bad}");
+}
+
+#[test]
 fn an_ablation_outcome_flipped_and_its_recall_rounded_up_fail() {
     let mut s = sample();
     let edits = s.edits.clone();
