@@ -15,7 +15,7 @@ use receipts_verifier::prereg::{
 use crate::error::{InputError, EXIT_INPUT};
 use crate::load::{self, LoadedExperiment};
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,7 +42,7 @@ fn input_error(file: impl Into<String>, message: impl Into<String>) -> Failure {
     }
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let corpus = load::load(&args.root).map_err(|e| Failure {
         message: e.to_string(),
         code: EXIT_INPUT as u8,
@@ -59,32 +59,40 @@ pub fn run(args: Args) -> Result<(), Failure> {
         })?;
     let digest = registered_digest(loaded, &corpus)?;
     let imprint = anchor::digest_bytes(&digest).unwrap_or_default();
-    println!("registration digest {digest}");
+    out.status(format_args!("registration digest {digest}"))?;
     let dir = args.root.join("experiments").join(&loaded.dir);
-    if let Some(out) = &args.request {
-        let request = rfc3161::request(&imprint).map_err(anyhow::Error::msg)?;
-        std::fs::write(out, request).with_context(|| format!("writing {}", out.display()))?;
-        println!(
+    if let Some(request) = &args.request {
+        let bytes = rfc3161::request(&imprint).map_err(anyhow::Error::msg)?;
+        std::fs::write(request, bytes).with_context(|| format!("writing {}", request.display()))?;
+        out.status(format_args!(
             "wrote {}: send it to a time-stamping authority, for example\n  curl -sS -H 'Content-Type: application/timestamp-query' --data-binary @{} https://freetsa.org/tsr -o response.tsr\nthen keep the answer with\n  receipts anchor {} --timestamp response.tsr --tsa-certificate tsa.pem",
-            out.display(),
-            out.display(),
+            request.display(),
+            request.display(),
             loaded.dir
-        );
+        ))?;
         return Ok(());
     }
     if let (Some(token), Some(cert)) = (&args.timestamp, &args.tsa_certificate) {
-        return keep(&dir, token, cert, &imprint);
+        return keep(&dir, token, cert, &imprint, out);
     }
     match &loaded.anchors.git {
-        Some(git) => println!("git commit {} ({})", git.commit, git.committed_at),
-        None => println!("git commit: none holds the registration digest"),
+        Some(git) => out.status(format_args!(
+            "git commit {} ({})",
+            git.commit, git.committed_at
+        ))?,
+        None => out.status(format_args!(
+            "git commit: none holds the registration digest"
+        ))?,
     }
     match (&loaded.anchors.timestamp, &loaded.anchors.tsa_certificate) {
         (Some(token), Some(cert)) => match rfc3161::verify(token, cert, &imprint) {
-            Ok(stamp) => println!("RFC 3161 timestamp {} by {}", stamp.time_text, stamp.tsa),
-            Err(why) => println!("RFC 3161 timestamp: does not verify: {why}"),
+            Ok(stamp) => out.status(format_args!(
+                "RFC 3161 timestamp {} by {}",
+                stamp.time_text, stamp.tsa
+            ))?,
+            Err(why) => out.status(format_args!("RFC 3161 timestamp: does not verify: {why}"))?,
         },
-        _ => println!("RFC 3161 timestamp: none (see --request)"),
+        _ => out.status(format_args!("RFC 3161 timestamp: none (see --request)"))?,
     }
     Ok(())
 }
@@ -133,7 +141,7 @@ fn registered_digest(loaded: &LoadedExperiment, corpus: &load::Corpus) -> Result
 }
 
 /// Verifies `token` with `cert` and copies both beside `experiment.json`.
-fn keep(dir: &Path, token: &Path, cert: &Path, imprint: &[u8]) -> Result<(), Failure> {
+fn keep(dir: &Path, token: &Path, cert: &Path, imprint: &[u8], out: Out) -> Result<(), Failure> {
     let read = |path: &Path| {
         std::fs::read(path).map_err(|e| input_error(path.display().to_string(), e.to_string()))
     };
@@ -150,9 +158,9 @@ fn keep(dir: &Path, token: &Path, cert: &Path, imprint: &[u8]) -> Result<(), Fai
             .with_context(|| format!("writing {}", partial.display()))?;
         std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))?;
     }
-    println!(
+    out.status(format_args!(
         "kept {TIMESTAMP_FILE} and {TSA_CERTIFICATE_FILE}: stamped {} by {} (certificate SHA-256 {}); `receipts build` checks it comes before the first provider call",
         stamp.time_text, stamp.tsa, stamp.certificate_sha256
-    );
+    ))?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::build::{build, describe, BuildOptions};
 
-use super::Failure;
+use super::{Failure, Out};
 
 /// The size GitHub Pages publishes a site up to.
 const PAGES_LIMIT: u64 = 1_000_000_000;
@@ -21,19 +21,16 @@ pub struct Args {
     /// site is still written).
     #[arg(long)]
     pub strict: bool,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Publish run records gzipped (data/<experiment>/runs/<run>.json.gz), for sites of many runs.
     #[arg(long)]
     pub compress_records: bool,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let options = BuildOptions {
         root: args.root,
         out: args.out.clone(),
-        quiet: args.quiet,
+        quiet: out.quiet,
         templates: None,
         background_cleanup: false,
         cache: None,
@@ -51,14 +48,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         );
     }
-    if !args.quiet {
-        println!("{}", describe(&report, &args.out));
-        for r in &report.not_passing {
-            println!(
-                "  {:?} {}: {}: recorded {}; recomputed {}",
-                r.status, r.subject, r.claim, r.recorded, r.recomputed
-            );
-        }
+    out.status(describe(&report, &args.out))?;
+    for r in &report.not_passing {
+        out.status(format_args!(
+            "  {:?} {}: {}: recorded {}; recomputed {}",
+            r.status, r.subject, r.claim, r.recorded, r.recomputed
+        ))?;
     }
     // Strict: a receipt that could not be checked is no pass either.
     let (fail, unchecked) = (report.tally.fail, report.tally.could_not_check);

@@ -7,7 +7,7 @@ use anyhow::Context;
 use crate::build::BuildError;
 use crate::{load, report, validate};
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -21,7 +21,7 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, stdout: Out) -> Result<(), Failure> {
     let site_data = args.root.join(crate::data::DATA_DIR);
     // A built site has its records, and their manifest, under data/.
     let is_site = site_data.join(receipts_verifier::manifest::SUMS).is_file();
@@ -49,13 +49,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .out
         .unwrap_or_else(|| PathBuf::from(format!("{}.report.json", args.run)));
     if out.as_os_str() == "-" {
-        use std::io::Write;
-        std::io::stdout()
-            .write_all(&bytes)
-            .context("writing the report")?;
+        stdout.result(&bytes)?;
     } else {
         std::fs::write(&out, bytes).with_context(|| format!("writing {}", out.display()))?;
-        eprintln!("wrote {}", out.display());
+        if !stdout.quiet {
+            eprintln!("wrote {}", out.display());
+        }
     }
     Ok(())
 }

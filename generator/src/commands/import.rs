@@ -15,7 +15,7 @@ use receipts_verifier::inspect::INSPECT_DIR;
 use receipts_verifier::otel::OTEL_DIR;
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
-use super::Failure;
+use super::{Failure, Out};
 use crate::error::EXIT_INPUT;
 use crate::import::{OtelFile, Prepared};
 
@@ -35,9 +35,6 @@ pub enum From {
         /// The experiment directory to write into, e.g. experiments/gsm8k.
         #[arg(long)]
         into: PathBuf,
-        /// Print nothing but failures.
-        #[arg(long, short)]
-        quiet: bool,
     },
     /// OpenTelemetry exports in OTLP/JSON: trace exports (one record each,
     /// one run per trace) and the log exports whose GenAI events carry
@@ -49,9 +46,6 @@ pub enum From {
         /// The experiment directory to write into, e.g. experiments/agent.
         #[arg(long)]
         into: PathBuf,
-        /// Print nothing but failures.
-        #[arg(long, short)]
-        quiet: bool,
     },
 }
 
@@ -86,37 +80,32 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
-    let (quiet, written) = match args.from {
-        From::Inspect { logs, into, quiet } => (quiet, inspect(&logs, &into)?),
-        From::Otel {
-            exports,
-            into,
-            quiet,
-        } => (quiet, otel(&exports, &into)?),
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
+    let written = match args.from {
+        From::Inspect { logs, into } => inspect(&logs, &into)?,
+        From::Otel { exports, into } => otel(&exports, &into)?,
     };
     let mut failed = false;
     for w in &written {
         let tally = Tally::of(&w.receipts);
         for r in w.receipts.iter().filter(|r| r.status != Status::Pass) {
-            println!(
-                "{:?} {}: {}: recorded {}; recomputed {}",
+            // What does not hold is printed even with --quiet.
+            out.result(format!(
+                "{:?} {}: {}: recorded {}; recomputed {}\n",
                 r.status, r.subject, r.claim, r.recorded, r.recomputed
-            );
+            ))?;
         }
         failed |= tally.fail > 0;
-        if !quiet {
-            println!(
-                "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
-                w.from,
-                w.target.display(),
-                w.holds,
-                tally.total(),
-                tally.pass,
-                tally.fail,
-                tally.could_not_check
-            );
-        }
+        out.status(format_args!(
+            "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
+            w.from,
+            w.target.display(),
+            w.holds,
+            tally.total(),
+            tally.pass,
+            tally.fail,
+            tally.could_not_check
+        ))?;
     }
     if failed {
         return Err(Failure {

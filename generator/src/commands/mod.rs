@@ -22,6 +22,11 @@ use crate::error::EXIT_INPUT;
     about = "Build a verifiable static site from recorded agent experiments"
 )]
 pub struct Cli {
+    /// Print nothing to standard output but what was asked for (`--json`,
+    /// `schema KIND`, `export --out -`); errors and warnings still go to
+    /// standard error, and the exit code tells the result.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -78,15 +83,61 @@ impl From<BuildError> for Failure {
 }
 
 pub fn run(cli: Cli) -> Result<(), Failure> {
+    let out = Out { quiet: cli.quiet };
     match cli.command {
-        Command::Build(args) => build::run(args),
-        Command::Serve(args) => serve::run(args),
-        Command::Verify(args) => verify::run(args),
-        Command::Verifier(args) => verifier::run(args),
-        Command::Import(args) => import::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Simulate(args) => simulate::run(args),
-        Command::Schema(args) => schema::run(args),
-        Command::Anchor(args) => anchor::run(args),
+        Command::Build(args) => build::run(args, out),
+        Command::Serve(args) => serve::run(args, out),
+        Command::Verify(args) => verify::run(args, out),
+        Command::Verifier(args) => verifier::run(args, out),
+        Command::Import(args) => import::run(args, out),
+        Command::Export(args) => export::run(args, out),
+        Command::Simulate(args) => simulate::run(args, out),
+        Command::Schema(args) => schema::run(args, out),
+        Command::Anchor(args) => anchor::run(args, out),
+    }
+}
+
+/// A command's standard output. A reader that went away (`| head`) ends the
+/// output quietly instead of a panic; `--quiet` keeps status lines back.
+#[derive(Debug, Clone, Copy)]
+pub struct Out {
+    pub quiet: bool,
+}
+
+impl Out {
+    /// Output the command was asked for: printed even with `--quiet`.
+    pub fn result(self, text: impl AsRef<[u8]>) -> Result<(), Failure> {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        match stdout
+            .write_all(text.as_ref())
+            .and_then(|()| stdout.flush())
+        {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure {
+                message: format!("writing the result: {e}"),
+                code: 1,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// A status line (a newline is added): not printed with `--quiet`.
+    pub fn status(self, line: impl std::fmt::Display) -> Result<(), Failure> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.result(format!("{line}\n"))
+    }
+
+    /// A spinner on standard error while a long step runs; drawn only on a
+    /// terminal and never with `--quiet`.
+    pub fn spinner(self, message: &'static str) -> indicatif::ProgressBar {
+        if self.quiet {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::new_spinner().with_message(message);
+        // Drawn only once the step has taken a second: a quick one leaves no trace.
+        bar.enable_steady_tick(std::time::Duration::from_millis(1000));
+        bar
     }
 }

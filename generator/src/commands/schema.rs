@@ -12,7 +12,7 @@ use receipts_verifier::model::{
     SkillEdit, Study, Summary, Task,
 };
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Kind {
@@ -133,9 +133,9 @@ pub fn to_text(schema: &Schema) -> String {
     text
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     match args.kind {
-        Some(kind) => print!("{}", to_text(&schema(kind))),
+        Some(kind) => out.result(to_text(&schema(kind)))?,
         None => {
             std::fs::create_dir_all(&args.out)
                 .with_context(|| format!("creating {}", args.out.display()))?;
@@ -144,7 +144,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 std::fs::write(&path, to_text(&schema))
                     .with_context(|| format!("writing {}", path.display()))?;
             }
-            println!("wrote the JSON Schemas to {}", args.out.display());
+            out.status(format_args!(
+                "wrote the JSON Schemas to {}",
+                args.out.display()
+            ))?;
         }
     }
     Ok(())

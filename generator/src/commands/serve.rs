@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::build::BuildOptions;
 use crate::serve::{serve, ServeOptions};
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,7 +29,7 @@ pub struct Args {
     pub compress_records: bool,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, _out: Out) -> Result<(), Failure> {
     let build = BuildOptions {
         root: args.root,
         out: args.out,

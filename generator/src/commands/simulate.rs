@@ -6,7 +6,7 @@ use anyhow::Context;
 
 use crate::simulate;
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,12 +19,9 @@ pub struct Args {
     /// Replace an existing experiments/ directory (it is deleted first).
     #[arg(long)]
     pub force: bool,
-    /// Print nothing.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let files = match args.scale {
         Some(n) => simulate::scale(n),
         None => simulate::sample(),
@@ -42,12 +39,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     simulate::write_files(&args.out, &files)?;
-    if !args.quiet {
-        println!(
-            "wrote {} simulated files under {}",
-            files.len(),
-            args.out.display()
-        );
-    }
+    out.status(format_args!(
+        "wrote {} simulated files under {}",
+        files.len(),
+        args.out.display()
+    ))?;
     Ok(())
 }

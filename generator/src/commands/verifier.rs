@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::Failure;
+use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,18 +12,17 @@ pub struct Args {
     pub out: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let (digests, manifest) = crate::standalone::write(&args.out)?;
     for (name, digest) in &digests {
-        println!("{digest}  {name}");
+        out.status(format_args!("{digest}  {name}"))?;
     }
-    println!(
+    out.status(format_args!(
         "verifier digest {manifest} (SHA-256 of {}/SHA256SUMS): publish it beside the site's root digest",
         args.out.display()
-    );
-    println!(
+    ))?;
+    out.status(format_args!(
         "open {}/index.html?site=<site address>#root=<root digest>, or pick a folder or zip of the site",
         args.out.display()
-    );
-    Ok(())
+    ))
 }

@@ -5,7 +5,6 @@
 //! unusable (a pin that is not a digest included); 3 when nothing failed but
 //! something could not be checked or anchored (0 with `--allow-unchecked`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -18,7 +17,7 @@ use crate::audit::audit;
 use crate::build::BuildError;
 use crate::error::InputError;
 
-use super::Failure;
+use super::{Failure, Out};
 
 /// How many pages that differ from their rendering the text output names.
 const PAGES_SHOWN: usize = 10;
@@ -75,19 +74,6 @@ fn printable(text: &str) -> String {
         .collect()
 }
 
-/// Writes to standard output; a reader that went away (`| head`) ends the
-/// output quietly instead of a panic.
-fn print(text: &str) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure {
-            message: format!("writing the result: {e}"),
-            code: 1,
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// The records under `dir`, path → bytes, as the browser hands them to the verifier.
 fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>>, InputError> {
     let mut files = std::collections::BTreeMap::new();
@@ -110,18 +96,20 @@ fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>
     Ok(files)
 }
 
-fn records_only(args: &Args) -> Result<(), Failure> {
+fn records_only(args: &Args, out: Out) -> Result<(), Failure> {
     let target = args.target.display().to_string();
     let files = read_records(&args.target.join(crate::data::DATA_DIR)).map_err(BuildError::from)?;
+    let spinner = out.spinner("verifying the records");
     let result =
         receipts_verifier::verify::verify_files(&files, &receipts_verifier::verify::Scope::All);
+    spinner.finish_and_clear();
     if args.json {
         let text = serde_json::to_string(&result).context("serializing the result")?;
-        print(&format!("{text}\n"))?;
+        out.result(format!("{text}\n"))?;
     } else {
         let t = result.tally;
-        print(&format!(
-            "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked\n",
+        out.status(format_args!(
+            "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked",
             t.total(),
             t.pass,
             t.fail,
@@ -182,7 +170,7 @@ fn report_receipts(args: &Args, pin: Option<&str>) -> Result<Found, Failure> {
     Ok((root, Some(report.records_digest.clone()), receipts))
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     if args.records_only {
         if args.expect_root.is_some() || args.site.is_some() {
             return Err(Failure {
@@ -192,7 +180,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 code: crate::error::EXIT_INPUT as u8,
             });
         }
-        return records_only(&args);
+        return records_only(&args, out);
     }
     let pin = match &args.expect_root {
         Some(text) => Some(parse_pin(text).map_err(|e| Failure {
@@ -209,7 +197,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 code: crate::error::EXIT_INPUT as u8,
             });
         }
-        let found = audit(&args.target, pin.as_deref()).map_err(BuildError::from)?;
+        let spinner = out.spinner("verifying the site");
+        let found = audit(&args.target, pin.as_deref());
+        spinner.finish_and_clear();
+        let found = found.map_err(BuildError::from)?;
         (
             Some(found.root_digest),
             found.records_digest,
@@ -236,7 +227,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             receipts: &receipts,
         };
         let text = serde_json::to_string_pretty(&outcome).context("serializing the result")?;
-        print(&format!("{text}\n"))?;
+        out.result(format!("{text}\n"))?;
     } else {
         let mut text = String::new();
         // A change to the records changes many pages; the first few say enough.
@@ -288,7 +279,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         if let Some(d) = &root_digest {
             text.push_str(&format!("root digest {d}\n"));
         }
-        print(&text)?;
+        if !out.quiet {
+            out.result(text)?;
+        }
     }
     outcome(tally, args.allow_unchecked)
 }
