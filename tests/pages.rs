@@ -9,6 +9,30 @@ use std::path::Path;
 use common::{receipts, sample_copy, stderr};
 
 /// The mean time per run of `policy` in E01, computed here from the run records.
+/// `html` without the attributes that name each mark's receipt for the
+/// browser's verify (`data-subject`, `data-claim`, `data-show`,
+/// `data-before`, `data-after`), so a test can match what a reader sees.
+fn unnamed(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(" data-") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 6..];
+        let named = ["subject=\"", "claim=\"", "show=\"", "before=\"", "after=\""]
+            .iter()
+            .find(|p| after.starts_with(**p));
+        match named.and_then(|p| after[p.len()..].find('"').map(|end| p.len() + end + 1)) {
+            Some(skip) => rest = &after[skip..],
+            None => {
+                out.push_str(" data-");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn mean_time(root: &Path, policy: &str) -> f64 {
     let mut times = Vec::new();
     for entry in fs::read_dir(root.join("experiments/E01/runs")).expect("runs") {
@@ -107,8 +131,10 @@ fn harness_report_pages_show_each_figure_beside_its_recomputation() {
     let out = receipts(root, &["build", "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let page = || {
-        fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-careful-s1.html"))
-            .expect("report page")
+        unnamed(
+            &fs::read_to_string(root.join("site/harness/H01/H01-sim-agent-careful-s1.html"))
+                .expect("report page"),
+        )
     };
     let html = page();
     assert!(
@@ -154,8 +180,10 @@ fn verdict_pages_show_each_decision_beside_its_recomputation() {
     let out = receipts(root, &["build", "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let page = |edit: &str| {
-        fs::read_to_string(root.join(format!("site/regressions/R01/{edit}.html")))
-            .expect("verdict page")
+        unnamed(
+            &fs::read_to_string(root.join(format!("site/regressions/R01/{edit}.html")))
+                .expect("verdict page"),
+        )
     };
     // A judge quoting an injection with markup: shown as text.
     let html = page("R01-edit-03-github-triage");

@@ -16,12 +16,12 @@ fn the_suite_publishes_its_ablations_actions_golden_library_and_weeks() {
     let site = dir.path().join("site");
     let page = fs::read_to_string(site.join("regressions/R01.html")).expect("suite page");
     for text in [
-        "<h2>Ablations</h2>",
+        "<h2 id=\"ablations\">Ablations <a class=\"anchor\" href=\"#ablations\"",
         "The full cascade",
         "Level 0 off: every replay goes to the judges",
         "The drift check off",
         "One judge: the largest alone",
-        "<h2>Actions</h2>",
+        "<h2 id=\"actions\">Actions <a class=\"anchor\" href=\"#actions\"",
         "re-bless",
         "refused: R01-edit-09-reporting was merged later on the same skill",
         "regressions/R01/golden/index.html",

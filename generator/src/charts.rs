@@ -61,11 +61,20 @@ impl Frame {
             let n = ((hi - lo) / step).round() as usize;
             (0..=n).map(|i| lo + step * i as f64).collect()
         };
-        for xv in ticks(self.x) {
+        let x_ticks = ticks(self.x);
+        let last = x_ticks.len().saturating_sub(1);
+        for (i, xv) in x_ticks.into_iter().enumerate() {
             let px = self.px(xv);
+            // The end ticks' labels stay inside the axis: the first clears
+            // the y axis's labels, the last the chart's right edge.
+            let anchor = match i {
+                0 => "start",
+                i if i == last => "end",
+                _ => "middle",
+            };
             let _ = write!(
                 out,
-                "<text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                "<text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
                 y0 + 16.0,
                 esc(&x_fmt(xv))
             );
@@ -171,8 +180,15 @@ pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
         &|v| format!("{v:.4}"),
         &|v| format!("{v:.0}"),
     );
+    let centres: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (f.px((p.cost_low + p.cost_high) / 2.0), f.py(p.pass_rate)))
+        .collect();
+    let labels: Vec<&str> = points.iter().map(|p| p.label.as_str()).collect();
+    let placed = place_labels(&centres, &labels, &f);
     for (i, p) in points.iter().enumerate() {
-        let (x, y) = (f.px((p.cost_low + p.cost_high) / 2.0), f.py(p.pass_rate));
+        let (x, y) = centres[i];
+        let (lx, ly, anchor) = placed[i];
         let _ = write!(
             out,
             "<g class=\"series s{}\"><line class=\"bound\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/><line class=\"bound\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text></g>",
@@ -181,14 +197,66 @@ pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
             f.px(p.cost_high),
             f.py((p.pass_rate - p.spread).max(0.0)),
             f.py((p.pass_rate + p.spread).min(100.0)),
-            // Labels near the right edge go to the left of their point.
-            if x > f.width * 0.7 { x - 8.0 } else { x + 8.0 },
-            y - 8.0,
-            if x > f.width * 0.7 { "end" } else { "start" },
+            lx,
+            ly,
+            anchor,
             esc(&p.label)
         );
     }
     out.push_str("</svg>");
+    out
+}
+
+/// The width of `text` at the charts' 11px font, overestimated a little
+/// (SVG text is measured only by the browser).
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 7.0 + 2.0
+}
+
+/// Where each point's label goes: beside its point (to the left near the
+/// right edge), a line above it, or moved up or down line by line until it
+/// clears the labels placed before it and stays inside the chart. Returns
+/// each label's x, baseline y and `text-anchor`.
+fn place_labels(
+    centres: &[(f64, f64)],
+    labels: &[&str],
+    f: &Frame,
+) -> Vec<(f64, f64, &'static str)> {
+    const LINE: f64 = 13.0;
+    let mut boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut out = Vec::new();
+    for (&(x, y), label) in centres.iter().zip(labels) {
+        let w = text_width(label);
+        let left = x > f.width * 0.7;
+        let (lx, anchor, x0) = if left {
+            (x - 8.0, "end", x - 8.0 - w)
+        } else {
+            (x + 8.0, "start", x + 8.0)
+        };
+        let boxed = |ly: f64| (x0, ly - 10.0, x0 + w, ly + 3.0);
+        let clear = |b: &(f64, f64, f64, f64)| {
+            b.1 >= 0.0
+                && b.3 <= f.height
+                && boxes
+                    .iter()
+                    .all(|o| b.2 <= o.0 || o.2 <= b.0 || b.3 <= o.1 || o.3 <= b.1)
+        };
+        // Above the point first, then below, then alternately further away.
+        let tries = (0..12).map(|k| {
+            let steps = (k / 2) as f64;
+            if k % 2 == 0 {
+                y - 8.0 - steps * LINE
+            } else {
+                y + 16.0 + steps * LINE
+            }
+        });
+        let ly = tries
+            .map(|ly| (ly, boxed(ly)))
+            .find(|(_, b)| clear(b))
+            .map_or(y - 8.0, |(ly, _)| ly);
+        boxes.push(boxed(ly));
+        out.push((lx, ly, anchor));
+    }
     out
 }
 
@@ -383,6 +451,39 @@ mod tests {
         );
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("&lt;script&gt;"));
+    }
+
+    #[test]
+    fn labels_of_close_points_do_not_overlap() {
+        let f = Frame {
+            width: 640.0,
+            height: 320.0,
+            left: 56.0,
+            right: 24.0,
+            top: 16.0,
+            bottom: 44.0,
+            x: (0.0, 1.0),
+            y: (0.0, 100.0),
+        };
+        let centres = [(300.0, 150.0), (310.0, 152.0), (305.0, 149.0)];
+        let labels = ["ladder", "speculative", "always-large"];
+        let placed = place_labels(&centres, &labels, &f);
+        let boxes: Vec<_> = placed
+            .iter()
+            .zip(labels)
+            .map(|(&(x, y, _), l)| (x, y - 10.0, x + text_width(l), y + 3.0))
+            .collect();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let apart = a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1;
+                assert!(apart, "{a:?} overlaps {b:?}");
+            }
+        }
+        // A lone point keeps its label just above it.
+        assert_eq!(
+            place_labels(&[(100.0, 100.0)], &["x"], &f),
+            [(108.0, 92.0, "start")]
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! experiments. The binary in `main.rs` is a thin shell over these modules,
 //! one per pipeline stage, and one per subcommand under `commands`.
 
+pub mod anchors;
 #[cfg(feature = "cli")]
 pub mod audit;
 pub mod browser;

@@ -106,7 +106,7 @@ pub fn render_below(markdown: &str, levels: usize) -> String {
     });
     let mut out = String::new();
     html::push_html(&mut out, events);
-    sanitize(&out)
+    scroll_tables(&sanitize(&out))
 }
 
 /// How a memo's claims are shown: [`render_memo`] hands over each link
@@ -192,16 +192,16 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
     }
     let mut out = String::new();
     html::push_html(&mut out, events.into_iter());
-    ammonia::Builder::default()
+    let clean = ammonia::Builder::default()
         .url_schemes(["http", "https", "mailto"].into_iter().collect())
         .link_rel(Some("noopener noreferrer nofollow"))
         .add_tag_attributes("span", &["class"])
         .clean(&out)
-        .to_string()
+        .to_string();
+    scroll_tables(&clean)
 }
 
 /// Sanitizes rendered HTML: only known-safe elements and attributes, and
-/// links with http, https, mailto or relative targets.: only known-safe elements and attributes, and
 /// links with http, https, mailto or relative targets.
 fn sanitize(html: &str) -> String {
     ammonia::Builder::default()
@@ -209,6 +209,18 @@ fn sanitize(html: &str) -> String {
         .link_rel(Some("noopener noreferrer nofollow"))
         .clean(html)
         .to_string()
+}
+
+/// Each table of sanitized HTML in a container that scrolls sideways on its
+/// own (and takes keyboard focus to do so), so a wide table never widens
+/// the page. The source's own markup is escaped before this, so every
+/// `<table>` here is one the Markdown made.
+fn scroll_tables(html: &str) -> String {
+    html.replace(
+        "<table>",
+        r#"<div class="scroll" tabindex="0" role="region" aria-label="Scrollable table"><table>"#,
+    )
+    .replace("</table>", "</table></div>")
 }
 
 #[cfg(test)]
@@ -221,6 +233,19 @@ mod tests {
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn tables_scroll_in_their_own_container_and_raw_tables_stay_text() {
+        let html =
+            render("| a | b |\n|---|---|\n| 1 | 2 |\n\n<table><tr><td>raw</td></tr></table>");
+        assert_eq!(
+            html.matches(r#"<div class="scroll" tabindex="0""#).count(),
+            1,
+            "{html}"
+        );
+        assert!(html.contains("</table></div>"), "{html}");
+        assert!(html.contains("&lt;table&gt;"), "{html}");
     }
 
     #[test]

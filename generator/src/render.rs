@@ -353,6 +353,7 @@ impl Renderer {
         self.env
             .get_template(template)
             .and_then(|t| t.render(ctx))
+            .map(|html| crate::anchors::anchor_headings(&html))
             .map_err(|e| anyhow::anyhow!("rendering {path} with {template}: {e:#}"))
     }
 }

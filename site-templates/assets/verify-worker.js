@@ -229,6 +229,7 @@ function verifySite(job) {
     var checked = JSON.parse(manifests.finish(job.scope.scope === "all" && !job.files));
     var receipts = checked.receipts;
     var recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
+    var marks = marksFor(job.marks, recomputed.receipts);
     recomputed.receipts.forEach(function (r) {
       r.subject = "data/" + r.subject;
       receipts.push(r);
@@ -238,9 +239,27 @@ function verifySite(job) {
     kept = null;
     return pages.then(function (pageReceipts) {
       receipts = receipts.concat(pageReceipts);
-      return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts) });
+      return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts), marks: marks });
     });
   });
+}
+
+// The receipts behind the marks the page shows (`subject NUL claim`), each
+// with the status and value recomputed here; where two receipts share a
+// name, the worse status wins.
+var RANK = { pass: 0, could_not_check: 1, fail: 2 };
+function marksFor(keys, receipts) {
+  if (!keys) return null;
+  var wanted = {};
+  keys.forEach(function (k) { wanted[k] = true; });
+  var marks = {};
+  receipts.forEach(function (r) {
+    var k = r.subject + "\u0000" + r.claim;
+    if (!wanted[k]) return;
+    var m = marks[k];
+    if (!m || RANK[r.status] > RANK[m.status]) marks[k] = { status: r.status, recomputed: r.recomputed };
+  });
+  return marks;
 }
 
 // The standalone verifier's code, path → SHA-256: the digests it carries,

@@ -127,6 +127,50 @@ var ReceiptsView = (function () {
     progress.hidden = true;
     setStatus("error", 0, 0, "Could not verify: " + message);
     button.disabled = false;
+    marks.forEach(function (el) {
+      if (el.dataset.built === undefined) return;
+      el.textContent = el.dataset.built;
+      el.dataset.verify = "error";
+      el.title = "not verified: " + message;
+    });
+  }
+
+  // The marks of the page's receipts, each naming its receipt: pending
+  // while a verification runs, then what this browser recomputed.
+  var marks = Array.prototype.slice.call(document.querySelectorAll("main [data-claim]"));
+  var WORDS = { pass: "pass", fail: "fail", could_not_check: "could not check" };
+  var SIGNS = { pass: "✓", fail: "✗", could_not_check: "?" };
+  function markKey(el) {
+    return el.dataset.subject + "\u0000" + el.dataset.claim;
+  }
+  function marksPending() {
+    marks.forEach(function (el) {
+      if (el.dataset.built === undefined) el.dataset.built = el.textContent;
+      el.dataset.verify = "pending";
+      el.textContent = "… checking";
+      el.title = "being recomputed in this browser";
+    });
+  }
+  function marksDone(found) {
+    marks.forEach(function (el) {
+      var m = found ? found[markKey(el)] : undefined;
+      el.classList.remove("pass", "fail", "could_not_check");
+      if (!m) {
+        el.textContent = el.dataset.built;
+        el.dataset.verify = "unchecked";
+        el.title = "not recomputed by this page's verification";
+        return;
+      }
+      el.classList.add(m.status);
+      el.dataset.verify = m.status;
+      // As the build wrote it: the mark and the status in words, the mark
+      // and the value (between its unit), or the mark alone while it passes.
+      var sign = SIGNS[m.status];
+      if (el.dataset.show === "word") el.textContent = sign + " " + WORDS[m.status];
+      else if (el.dataset.show === "value") el.textContent = sign + " " + (el.dataset.before || "") + m.recomputed + (el.dataset.after || "");
+      else el.textContent = m.status === "pass" ? sign : sign + " " + m.recomputed;
+      el.title = "recomputed in this browser: " + m.recomputed;
+    });
   }
 
   // The worker's code is fetched with Subresource Integrity and started from
@@ -153,6 +197,10 @@ var ReceiptsView = (function () {
   }
 
   function run(job) {
+    if (job.type === "site") {
+      job.marks = marks.map(markKey);
+      marksPending();
+    }
     button.disabled = true;
     progress.hidden = false;
     progress.value = 0;
@@ -165,6 +213,7 @@ var ReceiptsView = (function () {
         } else if (m.type === "result") {
           progress.hidden = true;
           button.disabled = false;
+          if (job.type === "site") marksDone(m.result.marks);
           show(m.result);
         } else if (m.type === "export") {
           progress.hidden = true;
@@ -238,6 +287,15 @@ var ReceiptsView = (function () {
         copy.textContent = "Select and copy";
       });
     });
+  });
+
+  // A section's or a turn's link: following it also copies its address.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest ? e.target.closest("a.anchor") : null;
+    if (!link || !navigator.clipboard) return;
+    navigator.clipboard.writeText(link.href).then(function () {
+      link.title = "Link copied";
+    }, function () {});
   });
 
   var exportButton = document.getElementById("export-report");

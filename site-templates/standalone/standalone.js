@@ -13,6 +13,9 @@
   var urlInput = document.getElementById("site-url");
   var pinInput = document.getElementById("site-pin");
   var folderInput = document.getElementById("site-folder");
+  // Not in the HTML standard, so set here rather than in the markup: the
+  // picker then takes a folder.
+  folderInput.webkitdirectory = true;
   var zipInput = document.getElementById("site-zip");
   var reportInput = document.getElementById("report-file");
   // Files picked from disk are read under this made-up address.

@@ -162,6 +162,10 @@ pub struct CheckView {
     pub status: String,
     pub mark: String,
     pub evidence: Vec<Evidence>,
+    /// The receipt's subject (empty when there is none) and claim: what
+    /// the browser's verify looks up to update the mark in place.
+    pub subject: String,
+    pub claim: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -400,6 +404,8 @@ fn check_views(index: usize, verification: &RunVerification) -> Vec<CheckView> {
                 status: label(&status),
                 mark: mark(status).to_string(),
                 evidence: outcome.evidence.clone(),
+                subject: receipt(&claim).map_or_else(String::new, |r| r.subject.clone()),
+                claim,
             }
         })
         .collect()

@@ -86,6 +86,19 @@ pub struct ProbeView {
     pub status: String,
 }
 
+/// The log as HTML, its end-of-registration marker shown as a rule with
+/// words rather than as the raw comment the file holds.
+fn log_html(log: &str, marker: Option<&str>) -> String {
+    match marker.filter(|m| !m.is_empty()).and_then(|m| log.find(m).map(|at| (at, m.len()))) {
+        Some((at, len)) => format!(
+            "{}<hr class=\"end-marker\"><p class=\"legend\">The pre-registered part ends here, at its marker line; what follows was appended after it.</p>\n{}",
+            markdown::render_below(&log[..at], 2),
+            markdown::render_below(&log[at + len..], 2)
+        ),
+        None => markdown::render_below(log, 2),
+    }
+}
+
 fn models_view(check: &ModelCheck, receipts: Vec<ReceiptView>) -> ModelsView {
     ModelsView {
         listed_at: check.listed_at.clone(),
@@ -156,6 +169,13 @@ pub struct Cell {
     pub recomputed: String,
     pub status: String,
     pub mark: String,
+    /// The receipt behind the mark, `subject` and `claim` (empty when there
+    /// is none): what the browser's verify looks up to update it in place.
+    pub subject: String,
+    pub claim: String,
+    /// What the recomputed value is written between (a unit, a sign).
+    pub before: String,
+    pub after: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -257,8 +277,16 @@ impl Tables<'_> {
                 recomputed: w(r.recomputed.clone()),
                 status: label(&r.status),
                 mark: mark(r.status).to_string(),
+                subject: r.subject.clone(),
+                claim: r.claim.clone(),
+                before: column.prefix.to_string(),
+                after: column.suffix.to_string(),
             },
             None => Cell {
+                subject: String::new(),
+                claim: String::new(),
+                before: String::new(),
+                after: String::new(),
                 published: effective.map(|v| w(display(v))),
                 original: None,
                 recomputed: recomputed.map_or_else(|| "–".to_string(), |v| w(display(v))),
@@ -554,7 +582,14 @@ pub fn experiment_view(
             .iter()
             .filter(|r| r.subject == results_subject)
             .count(),
-        log_html: markdown::render_below(&loaded.log, 2),
+        log_html: log_html(
+            &loaded.log,
+            loaded
+                .experiment
+                .preregistration
+                .as_ref()
+                .map(|p| p.end_marker.as_str()),
+        ),
         figures: super::figures(loaded, v),
         run_rows: loaded
             .runs

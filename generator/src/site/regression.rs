@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use receipts_verifier::cost::Cost;
-use receipts_verifier::model::{VerdictResult, REGRESSIONS_DIR};
+use receipts_verifier::model::{EditLabel, VerdictResult, REGRESSIONS_DIR};
 use receipts_verifier::verify::{
     decide, edit_cost, Receipt, RegressionVerification, Status, CONTROL, DRIFT, LEVEL0,
 };
@@ -83,6 +83,8 @@ pub struct TimelineRow {
     pub edited_at: String,
     pub skill: String,
     pub class: Option<String>,
+    /// What the label calls for against the recomputed verdict.
+    pub gate: Option<Gate>,
     pub replays: usize,
     pub verdict: Cell,
     pub action: Cell,
@@ -90,6 +92,49 @@ pub struct TimelineRow {
     pub all_largest: Cell,
     pub verified: String,
     pub mark: String,
+}
+
+/// Whether the gate did what an edit's label calls for, by its recomputed
+/// verdict: a regression must be held (WARN) or reverted (BLOCK), a
+/// control must pass. Shown red when it did not, whatever the receipts say.
+#[derive(Debug, Clone, Serialize)]
+pub struct Gate {
+    /// "caught", "missed", "passed", "false warn" or "false block".
+    pub word: String,
+    /// Whether the gate did what the label calls for.
+    pub right: bool,
+    /// The label in words, for a legend and a hover.
+    pub label: String,
+}
+
+/// The gate's outcome for an edit labelled `label`, by the verdict
+/// recomputed from its replays (`verdict.result`); `None` when the edit is
+/// not labelled or the verdict could not be recomputed.
+pub fn gate(label: Option<&EditLabel>, receipts: &[Receipt]) -> Option<Gate> {
+    let label = label?;
+    let verdict = receipts
+        .iter()
+        .find(|r| r.claim == "verdict.result" && r.status != Status::CouldNotCheck)?;
+    let (word, right) = match (label.regression, verdict.recomputed.as_str()) {
+        (true, "PASS") => ("missed", false),
+        (true, _) => ("caught", true),
+        (false, "PASS") => ("passed", true),
+        (false, "WARN") => ("false warn", false),
+        (false, _) => ("false block", false),
+    };
+    Some(Gate {
+        word: word.to_string(),
+        right,
+        label: format!(
+            "{}: {}",
+            label.class,
+            if label.regression {
+                "a regression the benchmark planted; the gate must hold it (WARN) or revert it (BLOCK)"
+            } else {
+                "not a regression (a control); the gate must let it pass"
+            }
+        ),
+    })
 }
 
 /// Where in the cascade replays were decided, and what they came to.
@@ -269,6 +314,7 @@ pub fn timeline_row(
         edited_at: e.edited_at.clone(),
         skill: e.skill.name.clone(),
         class: e.label.as_ref().map(|l| l.class.clone()),
+        gate: gate(e.label.as_ref(), receipts),
         replays: e.replays.len(),
         verdict: receipt_cell(receipts, "verdict.result"),
         action: receipt_cell(receipts, "verdict.action"),

@@ -30,6 +30,8 @@ pub struct SkillEditView {
     pub skill: String,
     pub class: Option<String>,
     pub regression: Option<bool>,
+    /// What the label calls for against the recomputed verdict.
+    pub gate: Option<super::regression::Gate>,
     pub record_href: String,
     pub before_href: String,
     pub after_href: String,
@@ -243,6 +245,7 @@ pub fn skill_edit_view(
         skill: e.skill.name.clone(),
         class: e.label.as_ref().map(|l| l.class.clone()),
         regression: e.label.as_ref().map(|l| l.regression),
+        gate: super::regression::gate(e.label.as_ref(), receipts),
         record_href: record_file(&loaded.edit_path(&e.id), false),
         before_href: object_href(&e.skill.before_sha256),
         after_href: object_href(&e.skill.after_sha256),

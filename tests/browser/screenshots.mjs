@@ -1,0 +1,43 @@
+// Writes the README's screenshots of the sample site to docs/screenshots/:
+// the index, a run page and an experiment page, each at a phone's width
+// (390×844) and a laptop's (1280×900), as a reader first sees them.
+//
+//   node tests/browser/screenshots.mjs     (after `cargo build -p receipts`)
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+import { launch } from "./browser.mjs";
+import { serve } from "./server.mjs";
+import { REPO, buildSample } from "./setup.mjs";
+
+const OUT = join(REPO, "docs/screenshots");
+const PAGES = {
+  index: "index.html",
+  run: "runs/E02-release-brief-careful-s2-ladder.html",
+  experiment: "experiments/E02.html",
+};
+const WIDTHS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 900 },
+];
+
+const site = buildSample();
+const server = await serve(site);
+const browser = await launch();
+mkdirSync(OUT, { recursive: true });
+try {
+  for (const viewport of WIDTHS) {
+    const context = await browser.newContext({ viewport, colorScheme: "light" });
+    const page = await context.newPage();
+    for (const [name, path] of Object.entries(PAGES)) {
+      await page.goto(server.url + path, { waitUntil: "networkidle" });
+      const file = join(OUT, `${name}-${viewport.width}.png`);
+      await page.screenshot({ path: file });
+      console.log(file);
+    }
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
