@@ -9,13 +9,13 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 
 import { launch } from "./browser.mjs";
 import { serve } from "./server.mjs";
-import { buildSample, tampered } from "./setup.mjs";
+import { buildSample, copySite, tampered } from "./setup.mjs";
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -346,4 +346,35 @@ test("the pre-registered log shows its end as a rule, not as the raw marker", as
   assert.ok(log.rule);
   assert.ok(!log.text.includes("<!--"), "the marker's comment is not shown as text");
   await context.close();
+});
+
+// The publisher edits the page, not the record: a hypothesis's outcome is
+// rewritten in the page's mark (its records, and so every digest, stay as
+// they were). Verify passes, since the records hold, but writes the mark
+// from what the browser recomputed, so the edit is gone where it is read.
+test("a mark edited on the page is rewritten from the browser's recomputation", async () => {
+  const forged = copySite(site);
+  const file = join(forged, "experiments/E02.html");
+  const html = readFileSync(file, "utf8");
+  const mark = /(data-claim="(hypotheses\[H\d+\]\.outcome)" data-show="value" data-before="" data-after="">)✓ (accepted|rejected)</;
+  const found = mark.exec(html);
+  assert.ok(found, "E02's page shows a hypothesis outcome's mark");
+  const [, opening, claim, shown] = found;
+  const lie = shown === "accepted" ? "rejected" : "accepted";
+  writeFileSync(file, html.replace(mark, `${opening}✓ ${lie}<`));
+  const local = await serve(forged);
+  try {
+    const context = await browser.newContext({ viewport: WIDTHS[0] });
+    const page = await context.newPage();
+    await page.goto(local.url + "experiments/E02.html");
+    const selector = `main [data-claim="${claim}"][data-show="value"]`;
+    assert.equal(await page.textContent(selector), `✓ ${lie}`, "the forged page shows the lie before Verify");
+    await page.click("#verify-run");
+    await page.waitForFunction(() => document.querySelector("#verify-summary").dataset.status !== "running");
+    assert.equal(await page.$eval("#verify-summary", (s) => s.dataset.status), "verified");
+    assert.equal(await page.textContent(selector), `✓ ${shown}`, "the mark shows what the records recompute to");
+    await context.close();
+  } finally {
+    await local.close();
+  }
 });
