@@ -186,12 +186,26 @@ fn the_study_index_shows_every_experiment_and_every_hypothesis() {
     }
     for h in 1..=12 {
         assert!(
-            index.contains(&format!("<th scope=\"row\">H{h}")),
+            index.contains(&format!("<span class=\"claim-id\">H{h} · E0")),
             "H{h} is missing"
         );
     }
-    assert!(index.contains("H12 <span class=\"badge\">reads E01</span>"));
-    assert!(index.contains("E01 always-medium pass rate"));
+    // H12, of E02, reads E01: its card says so and leads to E01's figure.
+    let start = index.find("id=\"claim-e02-h12\"").expect("H12's card");
+    let card = &index[start..start + index[start..].find("</article>").expect("end")];
+    assert!(
+        card.contains("<span class=\"badge\">reads E01</span>"),
+        "{card}"
+    );
+    assert!(
+        card.contains("href=\"experiments/E01.html#policy-always-medium\""),
+        "{card}"
+    );
+    assert!(
+        card.contains("always-medium&#x27;s pass rate in E01"),
+        "{card}"
+    );
+    assert!(card.contains("E01 always-medium pass rate"), "{card}");
     for figure in [
         "study.runs",
         "study.total_cost_usd",

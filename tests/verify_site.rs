@@ -231,6 +231,12 @@ fn corrections_are_shown_and_needed() {
         page.contains("<del title=\"first published\">88.9%</del> 83.3%"),
         "the original is struck through beside the corrected value"
     );
+    // Each correction is titled in words, with an anchor, the path beside.
+    assert!(
+        page.contains("<li id=\"correction-2\"><strong>Tasks passed, Auto-tier ladder (small → medium → large), primary analysis</strong> <a class=\"anchor\" href=\"#correction-2\""),
+        "the second correction's title"
+    );
+    assert!(page.contains("(<code>primary.policies[ladder].pass_rate_pct</code>): first published"));
     let clean = receipts(dir.path(), &["build", "--strict", "--quiet"]);
     assert!(
         clean.status.success(),
@@ -470,4 +476,184 @@ fn a_softened_regression_verdict_fails_showing_both_values() {
         assert!(text.contains(&line), "expected `{line}` in:\n{text}");
     }
     only_this_record_fails(&text, rel);
+}
+
+/// Every file under `data/`, as the browser's verify reads the records.
+fn records(site: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let data = site.join("data");
+    walkdir::WalkDir::new(&data)
+        .into_iter()
+        .map(|e| e.expect("walk"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(&data).expect("prefix");
+            (
+                rel.to_string_lossy().replace('\\', "/"),
+                fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}
+
+/// The scope each page asks the browser to verify, from its Verify panel.
+fn page_scopes(site: &Path) -> Vec<(String, receipts_verifier::verify::Scope)> {
+    let mut scopes = Vec::new();
+    for e in walkdir::WalkDir::new(site).sort_by_file_name() {
+        let e = e.expect("walk");
+        if e.path().extension().is_none_or(|x| x != "html")
+            || e.path().starts_with(site.join("data"))
+        {
+            continue;
+        }
+        let html = fs::read_to_string(e.path()).expect("read");
+        let Some(start) = html.find("data-scope=\"") else {
+            continue;
+        };
+        let rest = &html[start + "data-scope=\"".len()..];
+        let attr = &rest[..rest.find('"').expect("end of attribute")];
+        let json = attr.replace("&quot;", "\"").replace("&amp;", "&");
+        let rel = e
+            .path()
+            .strip_prefix(site)
+            .expect("prefix")
+            .display()
+            .to_string();
+        let scope = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{rel}: {e}: {json}"));
+        scopes.push((rel, scope));
+    }
+    scopes
+}
+
+/// A page verifies in the browser exactly the scope its panel names; each
+/// page of an honest site must then pass, whatever the other experiments'
+/// figures the study names (a page verifying E01 alone once failed the
+/// study's figures that read E02).
+#[test]
+fn every_page_passes_the_scope_it_verifies() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let files = records(&site);
+    let scopes = page_scopes(&site);
+    assert!(
+        scopes.len() > 200,
+        "{} pages with a Verify panel",
+        scopes.len()
+    );
+    let mut experiments = 0;
+    for (page, scope) in &scopes {
+        if matches!(scope, receipts_verifier::verify::Scope::Experiment { .. }) {
+            experiments += 1;
+        }
+        let result = receipts_verifier::verify::verify_files(&files, scope);
+        let failing: Vec<String> = result
+            .receipts
+            .iter()
+            .filter(|r| r.status != receipts_verifier::verify::Status::Pass)
+            .map(|r| format!("{}: {}: {}", r.subject, r.claim, r.recomputed))
+            .collect();
+        assert!(failing.is_empty(), "{page} ({scope:?}): {failing:#?}");
+    }
+    assert_eq!(experiments, 4, "the four experiment pages");
+}
+
+/// The study verified as a whole still fails a named figure that reads an
+/// experiment the site does not have: only a page verifying part of the
+/// study leaves out the figures of the parts it does not load.
+#[test]
+fn a_named_figure_reading_a_missing_experiment_fails_the_whole_study() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let mut files = records(&site);
+    let mut study: serde_json::Value =
+        serde_json::from_slice(&files["study.json"]).expect("study.json");
+    study["figures"]["ghost_gain"] = serde_json::json!({
+        "label": "A gain over an experiment that was dropped",
+        "of": "diff(E09.ladder.pass_rate_pct,E01.ladder.pass_rate_pct)"
+    });
+    files.insert(
+        "study.json".into(),
+        serde_json::to_vec(&study).expect("json"),
+    );
+    let failing = |scope: &receipts_verifier::verify::Scope| -> Vec<String> {
+        receipts_verifier::verify::verify_files(&files, scope)
+            .receipts
+            .into_iter()
+            .filter(|r| r.status != receipts_verifier::verify::Status::Pass)
+            .map(|r| format!("{}: {}: {}", r.subject, r.claim, r.recomputed))
+            .collect()
+    };
+    let all = failing(&receipts_verifier::verify::Scope::All);
+    assert!(
+        all.iter()
+            .any(|f| f.starts_with("study.json: figures[ghost_gain]")),
+        "{all:#?}"
+    );
+}
+
+/// One account of the totals: the build's count is the receipts recomputed
+/// from the records, and `receipts verify` counts the same ones, then the
+/// file digests and the check of the pages it adds.
+#[test]
+fn every_total_is_counted_the_same_way() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build"]);
+    assert_exit(&out, 0, "build");
+    let text = stdout(&out);
+    let built: usize = text
+        .split_once("receipts: ")
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        text.contains(&format!(
+            "receipts: {built} recomputed from the records, {built} pass"
+        )),
+        "{text}"
+    );
+    let site = dir.path().join("site");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&receipts(&site, &["verify", ".", "--json"]))).expect("json");
+    let kinds = &json["kinds"];
+    assert_eq!(kinds["records"], built, "{kinds}");
+    let listed = |manifest: &str| {
+        fs::read_to_string(site.join(manifest))
+            .expect("manifest")
+            .lines()
+            .count()
+    };
+    assert_eq!(
+        kinds["files"],
+        listed("SHA256SUMS") + listed("data/SHA256SUMS"),
+        "a digest for each file the two manifests list"
+    );
+    assert_eq!(kinds["pages"], 1, "{kinds}");
+    assert_eq!(kinds["shown"], 0, "{kinds}");
+    let total = json["tally"]["pass"].as_u64().expect("pass");
+    assert_eq!(
+        ["records", "files", "pages", "shown"]
+            .iter()
+            .map(|k| kinds[k].as_u64().expect("count"))
+            .sum::<u64>(),
+        total
+    );
+    let line = stdout(&verify(&site));
+    let commas = |n: u64| {
+        let d = n.to_string();
+        d.chars()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                ((i > 0 && (d.len() - i) % 3 == 0).then_some(','))
+                    .into_iter()
+                    .chain([c])
+            })
+            .collect::<String>()
+    };
+    assert!(
+        line.contains(&format!(
+            "{total} receipts ({} recomputed from the records, {} file digests in the manifests, 1 check of the pages against the records)",
+            commas(built as u64),
+            kinds["files"]
+        )),
+        "{line}"
+    );
 }

@@ -106,7 +106,7 @@ fn text_of(inner: &str) -> String {
 
 /// A heading's text as an id: lower-case ASCII letters and digits joined by
 /// hyphens, at most 60 characters.
-fn slug(text: &str) -> String {
+pub fn slug(text: &str) -> String {
     let mut out = String::new();
     // An entity (`&amp;`) is a separator, not letters.
     let mut in_entity = false;

@@ -264,7 +264,7 @@ fn rendered_claim(path: &str) -> String {
     if path.starts_with(&format!("{ASSETS_DIR}/")) {
         format!("the copy receipts {} ships", env!("CARGO_PKG_VERSION"))
     } else if path.starts_with(&format!("{DATA_DIR}/")) || path == SUMS {
-        "as the records publish it".to_string()
+        receipts_verifier::verify::PUBLISHED.to_string()
     } else {
         RENDERED.to_string()
     }

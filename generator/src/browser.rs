@@ -91,7 +91,7 @@ pub fn render_site(files: SiteFiles, digests: &Digests) -> Result<Rendered, Buil
 
 /// The claim of a page that is, or is not, what the records render to;
 /// `receipts verify` names a differing page with the same claim.
-pub const RENDERED: &str = "rendered from the records";
+pub use receipts_verifier::verify::RENDERED;
 
 /// The subject of the receipt that sums up a page check that found no difference.
 pub const PAGES: &str = "pages";

@@ -358,7 +358,7 @@ pub fn describe(report: &BuildReport, out: &Path) -> String {
         n => format!("; {n} unchanged runs kept their verification from the previous build"),
     };
     format!(
-        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} checked, {} pass, {} fail, {} could not be checked\nroot digest {} (SHA-256 of {SUMS})",
+        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} recomputed from the records, {} pass, {} fail, {} could not be checked (`receipts verify` adds a digest check of each file the manifests list and a check of the pages)\nroot digest {} (SHA-256 of {SUMS})",
         out.display(),
         report.experiments,
         report.runs,

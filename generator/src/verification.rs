@@ -11,8 +11,8 @@ use rayon::prelude::*;
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
     conclude_study, reused_across, verify_regressions, verify_suite, ExperimentCheck,
-    ExperimentVerification, Memo, Receipt, RegressionVerification, RunVerification, Status,
-    StudyVerification, SuiteRecords, SuiteVerification, Tally, MEMOS_DIR,
+    ExperimentVerification, Memo, NamedFigures, Receipt, RegressionVerification, RunVerification,
+    Status, StudyVerification, SuiteRecords, SuiteVerification, Tally, MEMOS_DIR,
 };
 
 use crate::cache::CachedRun;
@@ -208,6 +208,7 @@ where
         &mut experiments,
         corpus.study.as_ref().map(|(s, _)| s),
         &memos,
+        NamedFigures::All,
     );
     tally = sum(tally, Tally::of(&study.receipts));
     for verified in &experiments {

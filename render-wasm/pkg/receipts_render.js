@@ -446,6 +446,36 @@ let receipts_render = (function(exports) {
     exports.SitePages = SitePages;
 
     /**
+     * Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
+     * Receipts counted by what they hold the site to, in words, from their
+     * claims (a JSON array of strings): the same account `receipts verify`
+     * gives.
+     * @param {string} claims
+     * @returns {string}
+     */
+    function describe_claims(claims) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(claims, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.describe_claims(ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    exports.describe_claims = describe_claims;
+
+    /**
      * The lowercase digest a pin gives (`#root=`), or an error naming why it is
      * not a pin.
      * @param {string} text
@@ -474,7 +504,6 @@ let receipts_render = (function(exports) {
     exports.parse_pin = parse_pin;
 
     /**
-     * Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
      * @param {string} text
      * @returns {string}
      */

@@ -14,7 +14,7 @@
   var root = form.dataset.root;
   var parts = form.dataset.parts.split(" ").filter(Boolean);
   var SHOWN = 500;
-  var FILTERS = ["experiment", "task", "policy", "tier", "outcome"];
+  var FILTERS = ["q", "experiment", "task", "profile", "seed", "policy", "tier", "outcome"];
   var rows = null;
   form.hidden = false;
 
@@ -50,6 +50,9 @@
           data.rows.forEach(function (values) {
             var row = {};
             data.columns.forEach(function (c, i) { row[c] = values[i]; });
+            // What the search reads, lower-cased once.
+            row.hay = [row.id, row.experiment, row.task, row.profile, "s" + row.seed, row.policy, row.tiers,
+              row.passed ? "passed" : "failed", row.truncated ? "truncated" : "", row.lost_usage ? "usage lost" : ""].join(" ").toLowerCase();
             all.push(row);
           });
         });
@@ -59,8 +62,12 @@
 
   function matches(r) {
     var f = form.elements;
-    return (!f.experiment.value || r.experiment === f.experiment.value)
+    var words = f.q.value.toLowerCase().split(/\s+/).filter(Boolean);
+    return words.every(function (w) { return r.hay.indexOf(w) >= 0; })
+      && (!f.experiment.value || r.experiment === f.experiment.value)
       && (!f.task.value || r.task === f.task.value)
+      && (!f.profile.value || r.profile === f.profile.value)
+      && (!f.seed.value || String(r.seed) === f.seed.value)
       && (!f.policy.value || r.policy === f.policy.value)
       && (!f.tier.value || r.tiers.split(" → ").indexOf(f.tier.value) >= 0)
       && (!f.outcome.value || (f.outcome.value === "passed") === r.passed)
@@ -145,6 +152,16 @@
     apply();
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
+  // The search applies as one types, once typing pauses.
+  var typing = null;
+  form.elements.q.addEventListener("input", function () {
+    clearTimeout(typing);
+    typing = setTimeout(function () {
+      var p = params();
+      writeAddress(p.get("sort"), p.get("dir") || "asc");
+      apply();
+    }, 150);
+  });
 
   readAddress();
   if (window.location.search) apply();

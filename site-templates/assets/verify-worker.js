@@ -311,6 +311,8 @@ var SHOW_ALL = 500;
 function forPage(result) {
   var all = result.receipts;
   result.count = all.length;
+  // Counted by what they hold the site to, as `receipts verify` counts them.
+  result.kinds = wasm_bindgen.describe_claims(JSON.stringify(all.map(function (r) { return r.claim; })));
   result.not_passing = all.filter(function (r) { return r.status !== "pass"; });
   result.receipts = all.length <= SHOW_ALL ? all : null;
   return result;

@@ -34,6 +34,8 @@ var ReceiptsView = (function () {
       : status === "failed"
         ? "Failed: " + t.fail + " of " + checked + " receipts do not agree with what was recomputed."
         : "Nothing failed, but " + t.could_not_check + " of " + checked + " receipts could not be checked or anchored: see them below.";
+    // The same account of the total as `receipts verify` gives.
+    if (result.kinds) message += " The " + checked + ": " + result.kinds + ".";
     if (status !== "failed" && !result.pinned) {
       message += " No root digest was pinned: this shows the site is consistent, not that it is the one you were pointed to.";
     }

@@ -179,7 +179,7 @@ test("every section is reachable by clicks from the index, at both widths", asyn
 
 const MARKS = "main [data-claim]";
 
-for (const path of ["runs/E02-release-brief-careful-s2-ladder.html", "experiments/E02.html"]) {
+for (const path of ["runs/E02-release-brief-careful-s2-ladder.html", "experiments/E02.html", "experiments/E01.html"]) {
   test(`Verify on ${path} updates each mark in place, at both widths`, async () => {
     for (const viewport of WIDTHS) {
       const context = await browser.newContext({ viewport });

@@ -77,6 +77,10 @@ test("the whole sample site verifies in the browser", async () => {
   // records, comparing each with the page served (one receipt when none
   // differs). No root digest is pinned: no receipt for it.
   assert.equal(result.checked, files.size + records.size + 1 + native.tally.pass + 1);
+  // And it gives the same account of that total as `receipts verify`, by kind.
+  const n = (x) => x.toLocaleString("en-US");
+  const kinds = `${n(native.tally.pass)} recomputed from the records, ${n(files.size + records.size)} file digests in the manifests, 1 check of the pages against the records, 1 digest shown on the page`;
+  assert.ok(result.text.includes(`The ${result.checked}: ${kinds}.`), result.text);
 });
 
 test("each kind of page verifies its own receipts", async () => {

@@ -121,7 +121,7 @@ pub fn decide<A: Analyses + ?Sized>(rule: &Rule, analysis: &A) -> Outcome {
     }
 }
 
-fn metric_name(m: Metric) -> &'static str {
+pub fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::PassRate => "pass rate",
         Metric::CostPerTask => "cost per task",
@@ -193,36 +193,155 @@ pub fn explain<A: Analyses + ?Sized>(rule: &Rule, analysis: &A) -> String {
                         };
                         (
                             v,
-                            format!("{} {} {}{end}", who(m), metric_name(m.metric), fmt(v)),
+                            format!(
+                                "{} {} {}{end}",
+                                who(m),
+                                metric_name(m.metric),
+                                quantity(m.metric, v)
+                            ),
                         )
                     }
                 },
-                Operand::Value(c) => (c.value, fmt(c.value)),
+                Operand::Value(c) => (c.value, quantity(left.metric, c.value)),
             };
-            let offset_text = if *offset == 0.0 {
-                String::new()
-            } else {
-                format!(
-                    " {} {}",
-                    if *offset < 0.0 { "−" } else { "+" },
-                    fmt(offset.abs())
-                )
-            };
+            let offset_text = offset_text(left.metric, *offset, ("−", "+"));
             let holds = decide(rule, analysis) == Outcome::Accepted;
             format!(
                 "{} {} {}{l_end} {} {r_text}{offset_text}{}: {}",
                 who(left),
                 metric_name(left.metric),
-                fmt(lv),
+                quantity(left.metric, lv),
                 op_text(*op),
                 if *offset == 0.0 {
                     String::new()
                 } else {
-                    format!(" = {}", fmt(rv + offset))
+                    format!(" = {}", quantity(left.metric, rv + offset))
                 },
                 if holds { "holds" } else { "does not hold" }
             )
         }
+    }
+}
+
+/// The metrics `rule` reads, each once, in the order it reads them.
+pub fn metrics(rule: &Rule) -> Vec<&MetricRef> {
+    let mut out: Vec<&MetricRef> = Vec::new();
+    fn walk<'r>(rule: &'r Rule, out: &mut Vec<&'r MetricRef>) {
+        match rule {
+            Rule::All(rules) | Rule::Any(rules) => rules.iter().for_each(|r| walk(r, out)),
+            Rule::Compare { left, right, .. } => {
+                let mut push = |m: &'r MetricRef| {
+                    if !out.contains(&m) {
+                        out.push(m);
+                    }
+                };
+                push(left);
+                if let Operand::Metric(m) = right {
+                    push(m);
+                }
+            }
+        }
+    }
+    walk(rule, &mut out);
+    out
+}
+
+/// A metric's value as `rule` reads it: a bound where some cost is unknown;
+/// `None` when the analyses have no runs of its policy.
+pub fn metric_value<A: Analyses + ?Sized>(analyses: &A, r: &MetricRef) -> Option<(f64, f64)> {
+    metric(analyses, r).map(|b| (b.low, b.high))
+}
+
+/// A quantity of `metric` in its unit, for a rule in words.
+fn quantity(m: Metric, x: f64) -> String {
+    match m {
+        Metric::PassRate => format!("{}%", fmt(x)),
+        Metric::CostPerTask => format!("${}", fmt(x)),
+        Metric::MeanTime | Metric::MedianTime => format!("{} s", fmt(x)),
+        Metric::Truncations | Metric::Timeouts => fmt(x),
+    }
+}
+
+/// A rule's offset, ` − 5 points` (`signs` for below and above zero); none
+/// when it is zero.
+fn offset_text(m: Metric, offset: f64, signs: (&str, &str)) -> String {
+    if offset == 0.0 {
+        return String::new();
+    }
+    let sign = if offset < 0.0 { signs.0 } else { signs.1 };
+    format!(" {sign} {}", difference(m, offset.abs()))
+}
+
+/// A difference of two quantities of `metric`: rates differ in points.
+fn difference(m: Metric, x: f64) -> String {
+    match m {
+        Metric::PassRate => format!("{} points", fmt(x)),
+        m => quantity(m, x),
+    }
+}
+
+/// `rule` in words, as pre-registered, without the numbers it is decided
+/// on: e.g. "ladder's pass rate is at least always-large's pass rate minus 5
+/// points, and ladder's cost per task is below always-large's cost per task".
+pub fn describe(rule: &Rule) -> String {
+    match rule {
+        Rule::All(rules) if rules.is_empty() => "no condition (never decided)".to_string(),
+        Rule::Any(rules) if rules.is_empty() => "no condition (never decided)".to_string(),
+        Rule::All(rules) => join_words(rules.iter().map(describe).collect(), "and"),
+        Rule::Any(rules) => join_words(rules.iter().map(describe).collect(), "or"),
+        Rule::Compare {
+            left,
+            op,
+            right,
+            offset,
+        } => {
+            let plural = matches!(left.metric, Metric::Truncations | Metric::Timeouts);
+            let verb = match (op, plural) {
+                (CompareOp::Lt, false) => "is below",
+                (CompareOp::Lt, true) => "are fewer than",
+                (CompareOp::Le, false) => "is at most",
+                (CompareOp::Le, true) => "are at most",
+                (CompareOp::Gt, false) => "is above",
+                (CompareOp::Gt, true) => "are more than",
+                (CompareOp::Ge, false) => "is at least",
+                (CompareOp::Ge, true) => "are at least",
+            };
+            let right_text = match right {
+                Operand::Metric(m) => in_words(m),
+                Operand::Value(c) => quantity(left.metric, c.value),
+            };
+            let offset_text = offset_text(left.metric, *offset, ("minus", "plus"));
+            format!("{} {verb} {right_text}{offset_text}", in_words(left))
+        }
+    }
+}
+
+/// A metric in words: `ladder's pass rate`, `always-medium's pass rate in E01`.
+pub fn in_words(m: &MetricRef) -> String {
+    let within = m
+        .experiment
+        .as_ref()
+        .map(|e| format!(" in {e}"))
+        .unwrap_or_default();
+    format!("{}'s {}{within}", m.policy, metric_name(m.metric))
+}
+
+/// `a, b and c`; a part that is itself a list is bracketed.
+fn join_words(parts: Vec<String>, word: &str) -> String {
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|p| {
+            if p.contains(", and ") || p.contains(", or ") {
+                format!("({p})")
+            } else {
+                p
+            }
+        })
+        .collect();
+    match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{}, {word} {last}", init.join(", ")),
     }
 }
 
@@ -290,7 +409,7 @@ mod tests {
         assert_eq!(decide(&cheaper(), &analysis), Outcome::Rejected);
         assert!(
             explain(&cheaper(), &analysis)
-                .contains("0.006 (high end) < b cost per task 0.005: does not hold"),
+                .contains("$0.006 (high end) < b cost per task $0.005: does not hold"),
             "{}",
             explain(&cheaper(), &analysis)
         );
@@ -336,7 +455,76 @@ mod tests {
         assert_eq!(decide(&rule, &analysis), Outcome::Accepted);
         assert_eq!(
             explain(&rule, &analysis),
-            "a pass rate 90 ≥ 95 − 5 = 90: holds"
+            "a pass rate 90% ≥ 95% − 5 points = 90%: holds"
+        );
+    }
+
+    #[test]
+    fn a_rule_reads_in_words_with_its_units() {
+        let within = Rule::Compare {
+            left: MetricRef {
+                metric: Metric::PassRate,
+                policy: "a".into(),
+                experiment: None,
+            },
+            op: CompareOp::Ge,
+            right: Operand::Metric(MetricRef {
+                metric: Metric::PassRate,
+                policy: "b".into(),
+                experiment: Some("E01".into()),
+            }),
+            offset: -5.0,
+        };
+        let quick = Rule::Compare {
+            left: MetricRef {
+                metric: Metric::MeanTime,
+                policy: "a".into(),
+                experiment: None,
+            },
+            op: CompareOp::Lt,
+            right: Operand::Value(Constant { value: 30.0 }),
+            offset: 0.0,
+        };
+        let none = Rule::Compare {
+            left: MetricRef {
+                metric: Metric::Timeouts,
+                policy: "b".into(),
+                experiment: None,
+            },
+            op: CompareOp::Le,
+            right: Operand::Value(Constant { value: 0.0 }),
+            offset: 0.0,
+        };
+        assert_eq!(
+            describe(&within),
+            "a's pass rate is at least b's pass rate in E01 minus 5 points"
+        );
+        let rule = Rule::All(vec![
+            within.clone(),
+            cheaper(),
+            Rule::Any(vec![quick, none]),
+        ]);
+        assert_eq!(
+            describe(&rule),
+            "a's pass rate is at least b's pass rate in E01 minus 5 points, \
+             a's cost per task is below b's cost per task, \
+             and (a's mean time is below 30 s, or b's timeouts are at most 0)"
+        );
+        // Each metric once, in the order the rule reads them.
+        let read: Vec<String> = metrics(&rule)
+            .iter()
+            .map(|m| format!("{}:{}", who(m), metric_name(m.metric)))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                "a:pass rate",
+                "E01 b:pass rate",
+                "a:cost per task",
+                "b:cost per task",
+                "a:mean time",
+                "b:timeouts"
+            ]
         );
     }
 }

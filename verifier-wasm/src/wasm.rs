@@ -16,6 +16,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
+/// Receipts counted by what they hold the site to, in words, from their
+/// claims (a JSON array of strings): the same account `receipts verify`
+/// gives.
+#[wasm_bindgen]
+pub fn describe_claims(claims: &str) -> Result<String, JsError> {
+    let claims: Vec<String> =
+        serde_json::from_str(claims).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(crate::verify::Kinds::of_claims(claims.iter().map(String::as_str)).describe())
+}
+
 #[wasm_bindgen]
 pub fn parse_sums(text: &str) -> Result<String, JsError> {
     let sums = crate::manifest::parse_sums(text).map_err(|e| JsError::new(&e.to_string()))?;

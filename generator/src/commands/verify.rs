@@ -11,7 +11,7 @@ use anyhow::Context;
 
 use receipts_verifier::manifest::parse_pin;
 use receipts_verifier::model::Report;
-use receipts_verifier::verify::{anchor_report, verify_report, Receipt, Status, Tally};
+use receipts_verifier::verify::{anchor_report, verify_report, Kinds, Receipt, Status, Tally};
 
 use crate::audit::audit;
 use crate::build::BuildError;
@@ -57,6 +57,8 @@ struct Outcome<'a> {
     root_digest: Option<&'a str>,
     records_digest: Option<&'a str>,
     tally: Tally,
+    /// The receipts counted by what they hold the site to.
+    kinds: Kinds,
     receipts: &'a [Receipt],
 }
 
@@ -109,8 +111,9 @@ fn records_only(args: &Args, out: Out) -> Result<(), Failure> {
     } else {
         let t = result.tally;
         out.status(format_args!(
-            "{target}: records: {} receipts, {} pass, {} fail, {} could not be checked",
+            "{target}: records: {} receipts ({}), {} pass, {} fail, {} could not be checked",
             t.total(),
+            Kinds::of(&result.receipts).describe(),
             t.pass,
             t.fail,
             t.could_not_check
@@ -224,6 +227,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             root_digest: root_digest.as_deref(),
             records_digest: records_digest.as_deref(),
             tally,
+            kinds: Kinds::of(&receipts),
             receipts: &receipts,
         };
         let text = serde_json::to_string_pretty(&outcome).context("serializing the result")?;
@@ -270,8 +274,9 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             _ => "nothing failed, not everything checked",
         };
         text.push_str(&format!(
-            "{target}: {said}: {} receipts, {} pass, {} fail, {} could not be checked\n",
+            "{target}: {said}: {} receipts ({}), {} pass, {} fail, {} could not be checked\n",
             tally.total(),
+            Kinds::of(&receipts).describe(),
             tally.pass,
             tally.fail,
             tally.could_not_check

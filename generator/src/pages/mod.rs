@@ -173,7 +173,7 @@ pub fn render(
             experiments => &experiments,
             evals => &evals,
             traces => &traces,
-            study => site::study_view(corpus, verified),
+            study => site::study_view(corpus, verified, &experiments),
             suites => &suites,
             regressions => &regressions,
         },
@@ -187,12 +187,18 @@ pub fn render(
             trust_doc => corpus.docs.iter().any(|d| d.path == "TRUST.md"),
         },
     )?;
+    // The runs index's parts, as the runs index below writes them: the
+    // compare page looks its runs up there.
+    let run_count: usize = corpus.experiments.iter().map(|e| e.runs.len()).sum();
+    let run_parts: Vec<String> = (1..=run_count.div_ceil(site::PART_ROWS))
+        .map(|i| format!("runs/rows-{i}.json"))
+        .collect();
     out.write(
         "compare.html",
         "compare.html",
         any_simulated,
         &none,
-        minijinja::context! {},
+        minijinja::context! { parts => run_parts },
     )?;
     for (view, loaded) in experiments.iter().zip(&corpus.experiments) {
         let scope = VerifyScope::of(

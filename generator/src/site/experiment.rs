@@ -61,6 +61,8 @@ pub struct ExperimentView {
     pub figures: super::Figures,
     /// The first [`RUNS_ON_PAGE`] runs; the runs index lists them all.
     pub run_rows: Vec<RunRow>,
+    /// Every cell of the grid against every policy, with its runs.
+    pub grid_view: super::CellGrid,
     /// The experiment's raw files under `data/`.
     pub records: Vec<DocLink>,
 }
@@ -135,7 +137,11 @@ pub struct TierView {
 #[derive(Debug, Clone, Serialize)]
 pub struct HypothesisView {
     pub id: String,
+    /// The id of its row on the experiment's page: `hypothesis-h1`.
+    pub anchor: String,
     pub statement: String,
+    /// The rule in words, without the numbers it is decided on.
+    pub words: String,
     /// The machine-readable rule, as compact JSON.
     pub rule: String,
     pub cell: Cell,
@@ -152,6 +158,11 @@ pub struct SecondaryView {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CorrectionView {
+    /// Its anchor on the page: `correction-1`, in the summary's order.
+    pub anchor: String,
+    /// The number it amends, in words: `Tasks passed, Auto-tier ladder,
+    /// primary analysis`.
+    pub title: String,
     pub field: String,
     pub original: String,
     pub corrected: String,
@@ -180,14 +191,37 @@ pub struct Cell {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
+    /// The policy's or tier's id.
+    pub key: String,
+    /// `key` as an id on the page (the primary policies' rows carry it:
+    /// `policy-ladder`).
+    pub anchor: String,
     pub label: String,
     pub cells: Vec<Cell>,
+}
+
+impl Row {
+    /// The cell of `field` (a column of `table`).
+    pub fn cell<'t>(&'t self, table: &Table, field: &str) -> Option<&'t Cell> {
+        let i = table.fields.iter().position(|f| *f == field)?;
+        self.cells.get(i)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
     pub columns: Vec<&'static str>,
+    /// The field of each column, in the record's names.
+    #[serde(skip)]
+    pub fields: Vec<&'static str>,
     pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// The row of `key`.
+    pub fn row(&self, key: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.key == key)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -341,6 +375,8 @@ impl Tables<'_> {
             .map(|n| {
                 let (p, r) = (find(&published, n), find(&recomputed, n));
                 Row {
+                    key: n.clone(),
+                    anchor: crate::anchors::slug(n),
                     label: labels.get(n).cloned().unwrap_or_else(|| n.clone()),
                     cells: columns
                         .iter()
@@ -359,6 +395,7 @@ impl Tables<'_> {
             .collect();
         Table {
             columns: columns.iter().map(|c| c.header).collect(),
+            fields: columns.iter().map(|c| c.field).collect(),
             rows,
         }
     }
@@ -400,6 +437,65 @@ impl Tables<'_> {
             tiers: self.table(prefix, &tiers, published.as_ref(), &recomputed),
         }
     }
+}
+
+/// A published number's path in words, from the numbers tables' headers
+/// and the experiment's labels: `primary.policies[ladder].pass_rate_pct`
+/// reads `Tasks passed, Auto-tier ladder, primary analysis`.
+fn field_words(path: &str, e: &Experiment) -> String {
+    let mut analysis = None;
+    let mut who = None;
+    let mut columns: &[Column] = &[];
+    let mut last = path;
+    for part in path.split('.') {
+        let (name, key) = match part.split_once('[') {
+            Some((n, k)) => (n, Some(k.trim_end_matches(']'))),
+            None => (part, None),
+        };
+        match (name, key) {
+            ("primary", None) => analysis = Some("primary analysis".to_string()),
+            ("secondary", Some(k)) => analysis = Some(format!("secondary analysis {k}")),
+            ("policies", Some(k)) => {
+                columns = &POLICY_COLUMNS;
+                who = Some(
+                    e.policies
+                        .iter()
+                        .find(|p| p.id == k)
+                        .map_or_else(|| k.to_string(), |p| p.label.clone()),
+                );
+            }
+            ("tiers", Some(k)) => {
+                columns = &TIER_COLUMNS;
+                who = Some(format!(
+                    "tier {}",
+                    e.tiers
+                        .iter()
+                        .find(|t| t.id == k)
+                        .map_or_else(|| k.to_string(), |t| t.label.clone())
+                ));
+            }
+            ("hypotheses", Some(k)) => who = Some(format!("hypothesis {k}")),
+            _ => last = part,
+        }
+    }
+    let what = columns
+        .iter()
+        .find(|c| c.field == last)
+        .map_or_else(|| last.replace('_', " "), |c| c.header.to_string());
+    let mut what: String = {
+        let mut chars = what.chars();
+        chars
+            .next()
+            .map(|f| f.to_uppercase().chain(chars).collect())
+            .unwrap_or_default()
+    };
+    if let Some(who) = who {
+        what.push_str(&format!(", {who}"));
+    }
+    if let Some(a) = analysis {
+        what.push_str(&format!(", {a}"));
+    }
+    what
 }
 
 pub fn experiment_view(
@@ -468,7 +564,9 @@ pub fn experiment_view(
                 .and_then(|(_, o)| serde_json::to_value(o).ok());
             HypothesisView {
                 id: h.id.clone(),
+                anchor: format!("hypothesis-{}", crate::anchors::slug(&h.id)),
                 statement: h.statement.clone(),
+                words: receipts_verifier::decide::describe(&h.rule),
                 rule: serde_json::to_string(&h.rule).unwrap_or_default(),
                 why: receipts_verifier::decide::explain(
                     &h.rule,
@@ -494,6 +592,12 @@ pub fn experiment_view(
         prereg_subjects.push(format!("{}/{}", loaded.dir, p.log));
     }
     let results_subject = format!("{}/results.csv", loaded.dir);
+    let all_rows: Vec<RunRow> = loaded
+        .runs
+        .iter()
+        .zip(&v.runs)
+        .map(|(r, rv)| run_row(loaded, r, rv))
+        .collect();
     ExperimentView {
         id: e.id.clone(),
         title: e.title.clone(),
@@ -549,7 +653,10 @@ pub fn experiment_view(
         corrections: summary
             .into_iter()
             .flat_map(|s| &s.corrections)
-            .map(|c| CorrectionView {
+            .enumerate()
+            .map(|(i, c)| CorrectionView {
+                anchor: format!("correction-{}", i + 1),
+                title: field_words(&c.field, e),
                 field: c.field.clone(),
                 original: display(&c.original),
                 corrected: display(&c.corrected),
@@ -591,13 +698,8 @@ pub fn experiment_view(
                 .map(|p| p.end_marker.as_str()),
         ),
         figures: super::figures(loaded, v),
-        run_rows: loaded
-            .runs
-            .iter()
-            .zip(&v.runs)
-            .take(RUNS_ON_PAGE)
-            .map(|(r, rv)| run_row(loaded, r, rv))
-            .collect(),
+        grid_view: super::cell_grid(loaded, &all_rows),
+        run_rows: all_rows.into_iter().take(RUNS_ON_PAGE).collect(),
         records: experiment_records(loaded)
             .into_iter()
             .map(|name| DocLink {

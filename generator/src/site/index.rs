@@ -31,6 +31,9 @@ pub struct IndexPage {
     /// The filter choices, for the form.
     pub experiments: Vec<String>,
     pub tasks: Vec<String>,
+    pub profiles: Vec<String>,
+    /// In numeric order.
+    pub seeds: Vec<u64>,
     pub policies: Vec<String>,
     pub tiers: Vec<String>,
     /// The JSON parts, relative to the site root.
@@ -112,6 +115,10 @@ pub fn pages(rows: &[RunRow], parts: usize) -> Vec<IndexPage> {
     };
     let experiments = sorted_unique(&|r| vec![r.experiment.clone()]);
     let tasks = sorted_unique(&|r| vec![r.task.clone()]);
+    let profiles = sorted_unique(&|r| vec![r.profile.clone()]);
+    let mut seeds: Vec<u64> = rows.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
     let policies = sorted_unique(&|r| vec![r.policy.clone()]);
     let tiers = sorted_unique(&|r| r.tiers.split(" → ").map(str::to_string).collect());
     let count = rows.len().div_ceil(PAGE_ROWS).max(1);
@@ -136,6 +143,8 @@ pub fn pages(rows: &[RunRow], parts: usize) -> Vec<IndexPage> {
                 .collect(),
             experiments: experiments.clone(),
             tasks: tasks.clone(),
+            profiles: profiles.clone(),
+            seeds: seeds.clone(),
             policies: policies.clone(),
             tiers: tiers.clone(),
             parts: (0..parts)

@@ -4,6 +4,7 @@
 //! page adds its own prefix.
 
 mod attempt;
+mod cell_grid;
 mod claims;
 mod experiment;
 mod figures;
@@ -20,6 +21,7 @@ mod study;
 mod transcript;
 
 pub use attempt::*;
+pub use cell_grid::*;
 pub use claims::*;
 pub use experiment::*;
 pub use figures::*;

@@ -7,11 +7,13 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use receipts_verifier::claims::{show_figure, syntax, Figures, Unit};
-use receipts_verifier::decide::explain;
+use receipts_verifier::decide::{in_words, metrics};
+use receipts_verifier::model::{Metric, Outcome};
 use receipts_verifier::model::{Study, STUDY_FILE};
-use receipts_verifier::verify::{study_figures, Reads, Status};
+use receipts_verifier::verify::{study_figures, Reads};
 
-use super::{experiment_href, label, mark};
+use super::experiment::{Cell, ExperimentView};
+use super::experiment_href;
 use crate::load::Corpus;
 use crate::verification::Verified;
 
@@ -106,21 +108,52 @@ pub struct PolicyRow {
     pub cells: Vec<Option<(String, String)>>,
 }
 
+/// One hypothesis of the study, as the index leads with it: the claim, its
+/// decision, the rule in words, the figures the rule reads and the runs
+/// behind them, each a link one step further down the trail.
 #[derive(Debug, Clone, Serialize)]
 pub struct StudyHypothesis {
     pub experiment: String,
-    pub href: String,
+    /// Its id on the index: `claim-e01-h1`.
+    pub anchor: String,
     pub id: String,
     pub statement: String,
     /// Other experiments its rule reads.
     pub reads: Vec<String>,
     /// Its experiment was not pre-registered: the decision is exploratory.
     pub exploratory: bool,
-    pub recomputed: String,
-    pub published: Option<String>,
-    pub status: String,
-    pub mark: String,
+    /// The recomputed decision in words: `supported`, `not supported`,
+    /// `undecided`.
+    pub decision: &'static str,
+    /// The published outcome beside the recomputed one, with its receipt.
+    pub cell: Cell,
+    /// The rule, in words and at its row on the experiment's page.
+    pub words: String,
+    pub rule_href: String,
+    /// Why it decides as it does, with the recomputed numbers.
     pub why: String,
+    pub figures: Vec<ClaimFigure>,
+    pub runs: Vec<RunsLink>,
+}
+
+/// A figure a hypothesis's rule reads, at its row on its experiment's page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimFigure {
+    /// `ladder's pass rate`, `always-medium's pass rate in E01`.
+    pub label: String,
+    pub href: String,
+    /// Its published value beside the recomputed one; `None` when its
+    /// policy has no runs.
+    pub cell: Option<Cell>,
+}
+
+/// The runs of one policy of one experiment, in the runs index.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunsLink {
+    pub experiment: String,
+    pub policy: String,
+    pub runs: usize,
+    pub href: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -141,7 +174,139 @@ fn thousands(n: u64) -> String {
     )
 }
 
-pub fn study_view(corpus: &Corpus, verified: &Verified) -> StudyView {
+/// The field of a numbers table that holds `metric`.
+fn metric_field(metric: Metric) -> &'static str {
+    match metric {
+        Metric::PassRate => "pass_rate_pct",
+        Metric::CostPerTask => "cost_per_task_usd",
+        Metric::MeanTime => "mean_time_s",
+        Metric::MedianTime => "median_time_s",
+        Metric::Truncations => "truncations",
+        Metric::Timeouts => "timeouts",
+    }
+}
+
+/// A decision in the words a reader uses.
+fn decision(outcome: Option<Outcome>) -> &'static str {
+    match outcome {
+        Some(Outcome::Accepted) => "supported",
+        Some(Outcome::Rejected) => "not supported",
+        Some(Outcome::NotDecided) | None => "undecided",
+    }
+}
+
+/// Every hypothesis of the study with its trail, from the experiments'
+/// views (`views`, in the corpus's order).
+fn hypotheses(
+    corpus: &Corpus,
+    verified: &Verified,
+    views: &[ExperimentView],
+) -> Vec<StudyHypothesis> {
+    let view = |dir: &str| views.iter().find(|v| v.id == dir);
+    let mut out = Vec::new();
+    for ((loaded, v), page) in corpus
+        .experiments
+        .iter()
+        .zip(&verified.experiments)
+        .zip(views)
+    {
+        for (h, shown) in loaded.experiment.hypotheses.iter().zip(&page.hypotheses) {
+            let outcome = v
+                .hypotheses
+                .iter()
+                .find(|(id, _)| *id == h.id)
+                .map(|(_, o)| *o);
+            let read = metrics(&h.rule);
+            let reads: BTreeSet<String> =
+                read.iter().filter_map(|m| m.experiment.clone()).collect();
+            let figures = read
+                .iter()
+                .map(|m| {
+                    let dir = m.experiment.as_deref().unwrap_or(&loaded.dir);
+                    let table = view(dir)
+                        .and_then(|v| v.primary.as_ref())
+                        .map(|t| &t.policies);
+                    let row = table.and_then(|t| t.row(&m.policy));
+                    ClaimFigure {
+                        label: in_words(m),
+                        href: format!(
+                            "{}#policy-{}",
+                            experiment_href(dir),
+                            crate::anchors::slug(&m.policy)
+                        ),
+                        cell: table
+                            .zip(row)
+                            .and_then(|(t, r)| r.cell(t, metric_field(m.metric)))
+                            .cloned(),
+                    }
+                })
+                .collect();
+            let mut runs: Vec<RunsLink> = Vec::new();
+            for m in &read {
+                let dir = m.experiment.as_deref().unwrap_or(&loaded.dir);
+                if runs
+                    .iter()
+                    .any(|r| r.experiment == dir && r.policy == m.policy)
+                {
+                    continue;
+                }
+                let count = corpus
+                    .experiments
+                    .iter()
+                    .find(|e| e.dir == dir)
+                    .map_or(0, |e| {
+                        e.runs.iter().filter(|r| r.policy == m.policy).count()
+                    });
+                runs.push(RunsLink {
+                    experiment: dir.to_string(),
+                    policy: m.policy.clone(),
+                    runs: count,
+                    href: format!(
+                        "runs/index.html?experiment={}&policy={}",
+                        query(dir),
+                        query(&m.policy)
+                    ),
+                });
+            }
+            out.push(StudyHypothesis {
+                experiment: loaded.dir.clone(),
+                anchor: format!(
+                    "claim-{}-{}",
+                    crate::anchors::slug(&loaded.dir),
+                    crate::anchors::slug(&h.id)
+                ),
+                id: h.id.clone(),
+                statement: h.statement.clone(),
+                reads: reads.into_iter().collect(),
+                exploratory: loaded.experiment.preregistration.is_none(),
+                decision: decision(outcome),
+                cell: shown.cell.clone(),
+                words: shown.words.clone(),
+                rule_href: format!("{}#{}", experiment_href(&loaded.dir), shown.anchor),
+                why: shown.why.clone(),
+                figures,
+                runs,
+            });
+        }
+    }
+    out
+}
+
+/// `text` as a query-string value: everything but unreserved characters
+/// percent-encoded.
+fn query(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+pub fn study_view(corpus: &Corpus, verified: &Verified, views: &[ExperimentView]) -> StudyView {
     let figures = study_claim_figures(corpus, verified);
     let columns = corpus
         .experiments
@@ -188,50 +353,7 @@ pub fn study_view(corpus: &Corpus, verified: &Verified) -> StudyView {
             policy,
         })
         .collect();
-    let mut hypotheses = Vec::new();
-    for (loaded, v) in corpus.experiments.iter().zip(&verified.experiments) {
-        for h in &loaded.experiment.hypotheses {
-            let recomputed = v
-                .hypotheses
-                .iter()
-                .find(|(id, _)| *id == h.id)
-                .map(|(_, o)| label(o))
-                .unwrap_or_default();
-            let published = loaded
-                .summary
-                .as_ref()
-                .and_then(|s| s.hypotheses.iter().find(|p| p.id == h.id))
-                .map(|p| label(&p.outcome));
-            let status = match &published {
-                Some(p) if *p == recomputed => Status::Pass,
-                Some(_) => Status::Fail,
-                None => Status::CouldNotCheck,
-            };
-            let reads: BTreeSet<String> = receipts_verifier::verify::rule_policies(&h.rule)
-                .into_iter()
-                .filter_map(|(e, _)| e.map(str::to_string))
-                .collect();
-            hypotheses.push(StudyHypothesis {
-                experiment: loaded.dir.clone(),
-                href: experiment_href(&loaded.dir),
-                id: h.id.clone(),
-                statement: h.statement.clone(),
-                reads: reads.into_iter().collect(),
-                exploratory: loaded.experiment.preregistration.is_none(),
-                recomputed: recomputed.replace('_', " "),
-                published: published.map(|p| p.replace('_', " ")),
-                status: label(&status),
-                mark: mark(status).to_string(),
-                why: explain(
-                    &h.rule,
-                    &receipts_verifier::claims::Within {
-                        figures: &figures,
-                        own: &v.primary,
-                    },
-                ),
-            });
-        }
-    }
+    let hypotheses = hypotheses(corpus, verified, views);
     let totals = [
         ("runs", "Runs"),
         ("calls", "Provider calls"),

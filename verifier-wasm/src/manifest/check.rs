@@ -26,6 +26,17 @@ pub const RECORDS_SUMS: &str = "data/SHA256SUMS";
 /// Where a site carries a copy of the standalone verifier.
 pub const VERIFIER_DIR: &str = "verifier";
 
+/// Whether `claim` is one the manifest checks make of a file (its digest or
+/// listing, the root digest, the manifests themselves, the site's code
+/// against the copy a verifier ships), as opposed to a digest a page shows.
+pub fn is_manifest_claim(claim: &str) -> bool {
+    claim.starts_with("SHA-256 in ")
+        || claim.starts_with("listed in ")
+        || claim.starts_with("the code receipts ")
+        || claim.starts_with("the copy receipts ")
+        || matches!(claim, "root digest" | "manifest" | "the records manifest")
+}
+
 /// Whether the root manifest lists `path` (relative to the site): the
 /// records manifest, the code (the assets and the copy of the standalone
 /// verifier) and `.nojekyll`; not the records (the records manifest lists

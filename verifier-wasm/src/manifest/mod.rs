@@ -13,7 +13,8 @@ mod check;
 mod pin;
 
 pub use check::{
-    is_listed, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR, RECORDS_SUMS, VERIFIER_DIR,
+    is_listed, is_manifest_claim, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR,
+    RECORDS_SUMS, VERIFIER_DIR,
 };
 pub use pin::{parse_pin, PinError};
 

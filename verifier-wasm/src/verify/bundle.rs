@@ -170,7 +170,11 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
             .iter()
             .map(|(subject, text)| Memo { subject, text })
             .collect();
-        let study = super::conclude_study(&checks, &mut verified, study.as_ref(), &memos);
+        let named = match scope {
+            Scope::All => super::NamedFigures::All,
+            _ => super::NamedFigures::OfLoaded,
+        };
+        let study = super::conclude_study(&checks, &mut verified, study.as_ref(), &memos, named);
         receipts.extend(study.receipts);
         for v in &verified {
             receipts.extend(v.all_receipts().cloned());

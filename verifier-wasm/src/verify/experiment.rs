@@ -9,8 +9,7 @@ use crate::claims::{claim_receipts, ExperimentFigures, Figures, Within};
 use crate::decide::decide;
 use crate::facts::RunFacts;
 use crate::model::{
-    Analysis, Deviations, Experiment, ModelCheck, Operand, Outcome, ResultRow, Rule, Run, Summary,
-    Task,
+    Analysis, Deviations, Experiment, ModelCheck, Outcome, ResultRow, Rule, Run, Summary, Task,
 };
 use crate::numbers::{analyze, latest_runs, primary_runs, JudgedRun};
 
@@ -280,14 +279,8 @@ impl ExperimentCheck<'_> {
 
 /// The policies a rule reads, each with the other experiment it names.
 pub fn rule_policies(rule: &Rule) -> Vec<(Option<&str>, &str)> {
-    match rule {
-        Rule::All(rules) | Rule::Any(rules) => rules.iter().flat_map(rule_policies).collect(),
-        Rule::Compare { left, right, .. } => {
-            let mut out = vec![(left.experiment.as_deref(), left.policy.as_str())];
-            if let Operand::Metric(m) = right {
-                out.push((m.experiment.as_deref(), m.policy.as_str()));
-            }
-            out
-        }
-    }
+    crate::decide::metrics(rule)
+        .into_iter()
+        .map(|m| (m.experiment.as_deref(), m.policy.as_str()))
+        .collect()
 }

@@ -7,6 +7,7 @@
 
 mod bundle;
 mod conduct;
+mod kinds;
 pub use conduct::{is_conduct, MAX_TOKENS_PER_SECOND};
 mod experiment;
 mod grid;
@@ -32,6 +33,7 @@ pub use harness::{
     allowed, figures, percentile, verify_harness_run, verify_suite, CapReached, HarnessFigures,
     SuiteVerification,
 };
+pub use kinds::{Kind, Kinds, PUBLISHED, RENDERED};
 pub use published::{
     agrees, agrees_to, display, display_like, display_literal, judge, published_fields,
     values_agree, Precision, PublishedField, Verdict,
@@ -46,7 +48,9 @@ pub use regression::{
 };
 pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{verify_run, verify_task_inputs, RunVerification};
-pub use study::{conclude_study, study_figures, totals, Memo, Reads, StudyVerification, MEMOS_DIR};
+pub use study::{
+    conclude_study, study_figures, totals, Memo, NamedFigures, Reads, StudyVerification, MEMOS_DIR,
+};
 
 use std::collections::BTreeMap;
 

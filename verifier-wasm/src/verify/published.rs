@@ -336,10 +336,24 @@ pub fn display_recomputed(
                 Precision::Decimals(d) | Precision::DecimalsOrShare(d, _) => d,
             };
             let decimals = written.max(floor) as usize;
-            if decimals == 0 && r.fract() == 0.0 {
+            let text = if decimals == 0 && r.fract() == 0.0 {
                 format!("{r}")
             } else {
                 format!("{r:.decimals$}")
+            };
+            // A value that agrees, yet rounds to another last digit here
+            // (it lies on the half-way mark): its further digits show why.
+            let as_written = literals
+                .and_then(|l| l.get(pointer))
+                .cloned()
+                .unwrap_or_else(|| p.to_string());
+            if text != as_written && judge(&as_written, r, Precision::of(field)) == Verdict::Agrees
+            {
+                let more = format!("{r:.prec$}", prec = decimals + 3);
+                let more = more.trim_end_matches('0');
+                format!("{more} (rounds to {as_written})")
+            } else {
+                text
             }
         }
         (Value::Object(r), Value::Object(p)) => match (r.get("low"), r.get("high")) {
@@ -404,6 +418,31 @@ pub fn cost_receipt(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_on_the_half_way_mark_shows_why_it_agrees() {
+        let shown = |published: &str, recomputed: f64| {
+            let p: Value = serde_json::from_str(published).expect("number");
+            let literals = BTreeMap::from([("/x".to_string(), published.to_string())]);
+            display_recomputed(
+                &serde_json::json!(recomputed),
+                &p,
+                "cost_per_task_usd",
+                Some(&literals),
+                "/x",
+            )
+        };
+        // 0.0165225 is stored a hair under the half-way mark: formatted to
+        // six decimals it reads 0.016522, yet it agrees with 0.016523.
+        assert_eq!(format!("{:.6}", 0.0165225), "0.016522");
+        assert_eq!(
+            shown("0.016523", 0.0165225),
+            "0.0165225 (rounds to 0.016523)"
+        );
+        // Agreeing in the last digit as written, or differing: as before.
+        assert_eq!(shown("0.016523", 0.0165231), "0.016523");
+        assert_eq!(shown("0.016523", 0.0165210), "0.016521");
+    }
 
     #[test]
     fn agreement_is_at_the_published_precision() {

@@ -95,15 +95,28 @@ pub struct StudyVerification {
     pub receipts: Vec<Receipt>,
 }
 
+/// Which of the study's named figures are receipts of what is verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedFigures {
+    /// Every one: the whole study is verified, so a figure reading an
+    /// experiment that is not there fails.
+    All,
+    /// Those that read only the experiments verified: a page verifying some
+    /// experiments does not recompute a figure of the others (its own
+    /// claims that read a named figure are receipts either way).
+    OfLoaded,
+}
+
 /// Concludes every experiment over the study's figures (see
 /// [`ExperimentCheck::conclude`]), then recomputes the study's named
-/// figures and checks each memo's claims. `checks` and `verified` are in
-/// the same order.
+/// figures (those `named` asks for) and checks each memo's claims. `checks`
+/// and `verified` are in the same order.
 pub fn conclude_study(
     checks: &[ExperimentCheck<'_>],
     verified: &mut [ExperimentVerification],
     study: Option<&Study>,
     memos: &[Memo<'_>],
+    named: NamedFigures,
 ) -> StudyVerification {
     let (conclusions, receipts) = {
         let experiments: Vec<(&str, &ExperimentVerification)> =
@@ -114,8 +127,19 @@ pub fn conclude_study(
             .zip(verified.iter())
             .map(|(c, v)| c.conclude(v, &figures))
             .collect();
-        for (name, named) in study.map(|s| &s.figures).into_iter().flatten() {
-            if syntax::parse_target(&named.of).is_ok() {
+        let loaded = |name: &str| {
+            let reads = Reads::of_named(name, study);
+            !reads.all
+                && reads
+                    .experiments
+                    .iter()
+                    .all(|e| checks.iter().any(|c| c.dir == e))
+        };
+        for (name, figure) in study.map(|s| &s.figures).into_iter().flatten() {
+            if named == NamedFigures::OfLoaded && !loaded(name) {
+                continue;
+            }
+            if syntax::parse_target(&figure.of).is_ok() {
                 let claim = format!("figures[{name}]");
                 let value = if TOTALS.contains(&name.as_str()) {
                     Err(format!(
@@ -125,8 +149,8 @@ pub fn conclude_study(
                     figures.figure(&syntax::Figure::Study(name.clone()))
                 };
                 receipts.push(match value {
-                    Ok(b) => Receipt::new(STUDY_FILE, claim, &named.of, show(b), true),
-                    Err(why) => Receipt::new(STUDY_FILE, claim, &named.of, why, false),
+                    Ok(b) => Receipt::new(STUDY_FILE, claim, &figure.of, show(b), true),
+                    Err(why) => Receipt::new(STUDY_FILE, claim, &figure.of, why, false),
                 });
             }
         }
@@ -185,6 +209,14 @@ impl Reads {
                 }
             }
         }
+        reads
+    }
+
+    /// What the study's named figure `name` reads.
+    pub fn of_named(name: &str, study: Option<&Study>) -> Reads {
+        let mut reads = Reads::default();
+        let figure = syntax::Figure::Study(name.to_string());
+        reads.figure(&figure, study, &mut std::collections::BTreeSet::new());
         reads
     }
 
