@@ -1,6 +1,7 @@
 // Writes BENCHMARKS.md (to stdout) from the figures scripts/bench measured:
-// figures.txt (`key value` lines), serve.json, browser.json and, when
-// present, functions.md, all in the directory given.
+// figures.txt (`key value` lines), serve.json, browser.json, search.json
+// and, when present, search-large.json and functions.md, all in the
+// directory given.
 //   node scripts/bench-report.mjs <work-dir>
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,10 @@ const f = Object.fromEntries(
 );
 const serve = JSON.parse(readFileSync(join(dir, "serve.json"), "utf8"));
 const browser = JSON.parse(readFileSync(join(dir, "browser.json"), "utf8"));
+const search = JSON.parse(readFileSync(join(dir, "search.json"), "utf8"));
+const searchLarge = existsSync(join(dir, "search-large.json"))
+  ? JSON.parse(readFileSync(join(dir, "search-large.json"), "utf8"))
+  : null;
 const functions = existsSync(join(dir, "functions.md")) ? readFileSync(join(dir, "functions.md"), "utf8") : null;
 
 const MIB = 1024 * 1024;
@@ -89,6 +94,13 @@ target("longest the page's main thread was busy during that", "under 100 ms (the
 target("wasm verifier size after `wasm-opt -Oz`", "under 150 KB",
   `${n(browser.wasm_bytes / 1024)} KiB (${n(browser.wasm_gzip_bytes / 1024)} KiB gzip)`, x(browser.wasm_bytes / 150e3),
   browser.wasm_bytes < 150e3);
+for (const q of [search, searchLarge].filter(Boolean)) {
+  target(`search the runs index of ${n(q.runs)} runs in the browser: the first answer, the index fetched in parts and searched`,
+    "under 2 s", `${n(q.first_answer_ms)} ms (${n(q.index_bytes / 1024)} KiB in ${q.index_parts} part${q.index_parts === 1 ? "" : "s"})`,
+    x(q.first_answer_ms / 2000), q.first_answer_ms < 2000);
+  target(`search again as one types, ${n(q.runs)} runs`, "under 300 ms from the last key (150 ms of it the pause for typing)",
+    `${n(q.typed_answer_ms)} ms`, x(q.typed_answer_ms / 300), q.typed_answer_ms < 300);
+}
 const rebuild = median(serve.rebuild_ms);
 target(`\`receipts serve\`: rebuild after one run changes in a ${n(serve.runs)}-run project`, "under 300 ms",
   `${rebuild} ms`, x(rebuild / 300), rebuild < 300);
@@ -152,6 +164,18 @@ p(`| SHA-256, \`crypto.subtle.digest\` | ${n(browser.sha_subtle_mibps)} MiB/s | 
 p(`| SHA-256, native \`sha256sum\` | ${n(browser.sha_native_mibps)} MiB/s | the same bytes from a file in the page cache, process start included |`);
 p(`| verify the ${n(f.runs)}-run site | ${s(browser.site_verify_s)} | ${n(browser.site_receipts)} receipts, from pressing Verify on \`verify.html\`, every page rendered again and compared |`);
 p(`| longest main-thread gap | ${browser.site_longest_gap_ms} ms | the largest interval between runs of a 20 ms timer in the page while it verified |`);
+p();
+p("### Searching the runs index");
+p();
+p("Measured by `tests/browser/search-bench.mjs`: `runs/index.html` opened with a search in its address");
+p("(`?q=careful ladder&outcome=failed`) until the count of matching runs shows, then a second search");
+p("typed into the field. The index loads only when a search or filter is first applied.");
+p();
+p("| runs | index | first answer | typed search | longest main-thread task |");
+p("| --- | --- | --- | --- | --- |");
+for (const q of [search, searchLarge].filter(Boolean)) {
+  p(`| ${n(q.runs)} | ${n(q.index_bytes / 1024)} KiB in ${q.index_parts} part${q.index_parts === 1 ? "" : "s"} | ${n(q.first_answer_ms)} ms | ${n(q.typed_answer_ms)} ms | ${n(q.longest_task_ms)} ms |`);
+}
 if (functions) {
   p();
   p("### Functions (criterion)");

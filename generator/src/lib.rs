@@ -16,6 +16,7 @@ pub mod data;
 pub mod difference;
 pub mod error;
 pub mod escape;
+pub mod fold;
 pub mod gzip;
 pub mod head;
 #[cfg(feature = "cli")]

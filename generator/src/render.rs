@@ -308,6 +308,10 @@ impl Renderer {
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.set_formatter(escape_html);
+        // `text|fold(n)`: the text split after about n characters (see `fold`).
+        env.add_filter("fold", |text: String, at: usize| {
+            Value::from_serialize(crate::fold::fold(&text, at))
+        });
         for (name, source) in &theme.templates {
             env.add_template_owned(name.clone(), source.clone())
                 .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;

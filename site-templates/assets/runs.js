@@ -47,11 +47,14 @@
     return parts.reduce(function (chain, part) {
       return chain.then(function () {
         return fetch(root + part).then(function (r) { return r.json(); }).then(function (data) {
+          var models = data.models || {};
           data.rows.forEach(function (values) {
             var row = {};
             data.columns.forEach(function (c, i) { row[c] = values[i]; });
-            // What the search reads, lower-cased once.
+            var tiers = models[row.experiment] || {};
+            // What the search reads, lower-cased once: the models of the tiers tried too.
             row.hay = [row.id, row.experiment, row.task, row.profile, "s" + row.seed, row.policy, row.tiers,
+              row.tiers.split(" → ").map(function (t) { return tiers[t] || ""; }).join(" "),
               row.passed ? "passed" : "failed", row.truncated ? "truncated" : "", row.lost_usage ? "usage lost" : ""].join(" ").toLowerCase();
             all.push(row);
           });

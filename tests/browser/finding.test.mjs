@@ -1,10 +1,11 @@
 // Finding things: the runs index searched and filtered (by the address and
-// by typing), the compare page's runs picked from the index with the nearest
+// by typing, by id, task, model and outcome), the compare page's runs picked from the index with the nearest
 // runs named for an id it does not hold, and breadcrumbs back up from a run.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { launch } from "./browser.mjs";
 import { serve } from "./server.mjs";
@@ -56,6 +57,28 @@ test("the runs index searches and filters by profile and seed, from the address 
   await page.waitForFunction(() => new URLSearchParams(location.search).get("profile") === "fast");
   const fast = await listed(page);
   assert.deepEqual(fast.map((r) => r.id), typed.filter((r) => r.profile === "fast").map((r) => r.id));
+  await page.close();
+});
+
+test("the search finds runs by the model of a tier they tried", async () => {
+  // Each experiment's model by tier, from its record.
+  const experiments = fileURLToPath(new URL("../../experiments/", import.meta.url));
+  const models = {};
+  for (const dir of readdirSync(experiments)) {
+    const file = join(experiments, dir, "experiment.json");
+    if (!existsSync(file)) continue;
+    const e = JSON.parse(readFileSync(file, "utf8"));
+    models[e.id] = Object.fromEntries(e.tiers.map((t) => [t.id, t.model]));
+  }
+  const page = await browser.newPage();
+  for (const model of ["sim-small-30b", "sim-large-550b"]) {
+    await page.goto(server.url + `runs/index.html?q=${model}`);
+    const expected = rows
+      .filter((r) => r.tiers.split(" → ").some((t) => (models[r.experiment]?.[t] ?? "").includes(model)))
+      .map((r) => r.id);
+    assert.ok(expected.length > 0 && expected.length < rows.length, `${model}: ${expected.length} of ${rows.length}`);
+    assert.deepEqual((await listed(page)).map((r) => r.id), expected, model);
+  }
   await page.close();
 });
 

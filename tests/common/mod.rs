@@ -123,7 +123,8 @@ pub fn links(html: &str) -> Vec<String> {
     out
 }
 
-fn decode(s: &str) -> String {
+/// `s` with the entities the templates write decoded.
+pub fn decode(s: &str) -> String {
     s.replace("&quot;", "\"")
         .replace("&#x27;", "'")
         .replace("&lt;", "<")
@@ -161,4 +162,17 @@ pub fn fails_with(root: &Path, needles: &[&str]) {
             failing.join("\n")
         );
     }
+}
+
+/// `n` with a comma between each group of three digits, as pages write counts.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -228,10 +228,27 @@ pub fn render(
         })
         .collect();
     // The index in parts for the browser's filters, then in pages for reading.
+    // Each part names the model of each tier its runs tried, so the search
+    // finds runs by model.
+    let models: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, &str>> = corpus
+        .experiments
+        .iter()
+        .map(|e| {
+            let tiers = e.experiment.tiers.iter();
+            let by_tier = tiers.map(|t| (t.id.as_str(), t.model.as_str())).collect();
+            (e.experiment.id.as_str(), by_tier)
+        })
+        .collect();
     let parts: Vec<&[site::RunRow]> = rows.chunks(site::PART_ROWS).collect();
     for (i, part) in parts.iter().enumerate() {
         let compact: Vec<site::Compact> = part.iter().map(site::compact).collect();
-        let json = serde_json::json!({ "columns": site::COLUMNS, "rows": compact });
+        let named: std::collections::BTreeMap<&str, _> = part
+            .iter()
+            .filter_map(|r| models.get_key_value(r.experiment.as_str()))
+            .map(|(k, v)| (*k, v))
+            .collect();
+        let json =
+            serde_json::json!({ "columns": site::COLUMNS, "models": named, "rows": compact });
         staging.write(
             &format!("runs/rows-{}.json", i + 1),
             serde_json::to_string(&json)?.as_bytes(),

@@ -60,6 +60,8 @@ pub struct SharedCallFacts {
 /// One row of the steps table: a turn, its call, or both.
 #[derive(Debug, Clone, Serialize)]
 pub struct StepView {
+    /// The row's fragment: `turn-3` in the first attempt, `attempt-2-turn-3` after.
+    pub anchor: String,
     pub turn: Option<TurnView>,
     /// The call the turn names (or, for a call no turn names, the call).
     pub call: Option<CallView>,
@@ -242,7 +244,7 @@ pub fn attempt_view(
         cost: attempt_cost(a, &e.prices).unwrap_or_default(),
         end: label(&a.end.reason).replace('_', " "),
         end_message: a.end.message.clone(),
-        steps: steps(a, |t| turn_view(corpus, task, t), call_view),
+        steps: steps(a, index, |t| turn_view(corpus, task, t), call_view),
         artifact: a
             .artifact
             .as_ref()
@@ -276,10 +278,20 @@ pub fn attempt_view(
     }
 }
 
+/// The fragment of row `step` (from 0) of attempt `index` (from 0).
+fn step_anchor(index: usize, step: usize) -> String {
+    if index == 0 {
+        format!("turn-{}", step + 1)
+    } else {
+        format!("attempt-{}-turn-{}", index + 1, step + 1)
+    }
+}
+
 /// Pairs each turn with the call it names (the first not yet shown with
 /// that request id), in turn order, then adds the calls no turn named.
 fn steps(
     a: &Attempt,
+    index: usize,
     turn_view: impl Fn(&Turn) -> TurnView,
     call_view: impl Fn(&ProviderCall) -> CallView,
 ) -> Vec<StepView> {
@@ -293,6 +305,7 @@ fn steps(
                 shown[i] = true;
             }
             StepView {
+                anchor: String::new(),
                 turn: Some(turn_view(t)),
                 call: found.map(|i| call_view(&a.calls[i])),
                 unmatched_call: found.is_none().then(|| t.call.clone()),
@@ -307,12 +320,16 @@ fn steps(
             .zip(&shown)
             .filter(|(_, &shown)| !shown)
             .map(|(c, _)| StepView {
+                anchor: String::new(),
                 turn: None,
                 call: Some(call_view(c)),
                 unmatched_call: None,
                 call_shown_earlier: false,
             }),
     );
+    for (i, s) in steps.iter_mut().enumerate() {
+        s.anchor = step_anchor(index, i);
+    }
     steps
 }
 

@@ -18,6 +18,7 @@ mod regression_history;
 mod run;
 mod skill_edit;
 mod study;
+mod timeline;
 mod transcript;
 
 pub use attempt::*;

@@ -70,6 +70,8 @@ pub struct RunView {
     pub compare: Vec<CompareLink>,
     pub prev: Option<String>,
     pub next: Option<String>,
+    /// The attempts and their calls on one time axis, as SVG.
+    pub timeline: Option<String>,
     pub attempts: Vec<AttemptView>,
 }
 
@@ -203,6 +205,12 @@ pub fn run_view(
 ) -> RunView {
     let e = &loaded.experiment;
     let task = &corpus.tasks[&run.task];
+    let attempts: Vec<AttemptView> = run
+        .attempts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| attempt_view(corpus, e, task, a, i, verification))
+        .collect();
     let link = |id: &str| Link {
         id: id.to_string(),
         href: run_href(id),
@@ -273,11 +281,7 @@ pub fn run_view(
             .collect(),
         prev: index.checked_sub(1).map(|i| run_href(&loaded.runs[i].id)),
         next: loaded.runs.get(index + 1).map(|r| run_href(&r.id)),
-        attempts: run
-            .attempts
-            .iter()
-            .enumerate()
-            .map(|(i, a)| attempt_view(corpus, e, task, a, i, verification))
-            .collect(),
+        timeline: super::timeline::run_timeline(&attempts),
+        attempts,
     }
 }

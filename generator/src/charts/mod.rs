@@ -1,5 +1,6 @@
 //! Charts as SVG, made at build time: pass rate against cost per policy, time
-//! distribution per policy, cost by tier, served throughput over time. Colours
+//! distribution per policy, cost by tier, served throughput over time, and
+//! a run's timeline of attempts and calls ([`timeline`]). Colours
 //! come from the stylesheet's classes, so the charts follow light and dark
 //! mode; every chart has a title and a description, and its numbers are also
 //! in a table on the same page.
@@ -7,6 +8,9 @@
 use std::fmt::Write;
 
 use crate::escape::html as esc;
+
+mod timeline;
+pub use timeline::{run_timeline, TimelineCall, TimelineRow};
 
 /// A chart's frame: size, margins and linear scales.
 struct Frame {
