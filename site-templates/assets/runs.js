@@ -1,6 +1,7 @@
 // Filters and sorting for the runs index. The table on the page is complete
-// without JavaScript (paged); this script loads the whole index, in parts, and
-// shows the runs that match the filters in the address (?task=…&sort=…).
+// without JavaScript (paged); this script loads the whole index, in parts (a
+// few at a time, once a filter is first used), and shows the runs that match
+// the filters in the address (?task=…&sort=…).
 (function () {
   "use strict";
 
@@ -39,43 +40,67 @@
     window.history.replaceState(null, "", window.location.pathname + (query ? "?" + query : ""));
   }
 
+  // Reads one part of the index into rows, each with what the search reads.
+  function read(data) {
+    var models = data.models || {};
+    return data.rows.map(function (values) {
+      var row = {};
+      data.columns.forEach(function (c, i) { row[c] = values[i]; });
+      var tiers = models[row.experiment] || {};
+      // What the search reads, lower-cased once: the models of the tiers tried too.
+      row.hay = [row.id, row.experiment, row.task, row.profile, "s" + row.seed, row.policy, row.tiers,
+        row.tiers.split(" → ").map(function (t) { return tiers[t] || ""; }).join(" "),
+        row.passed ? "passed" : "failed", row.truncated ? "truncated" : "", row.lost_usage ? "usage lost" : ""].join(" ").toLowerCase();
+      return row;
+    });
+  }
+
+  // The parts are fetched a few at a time and kept in their order.
+  var AT_ONCE = 6;
   function load() {
     if (rows) return Promise.resolve(rows);
     count.textContent = "Loading the index…";
-    var all = [];
-    // Parts load one after another so the first results can be counted early.
-    return parts.reduce(function (chain, part) {
-      return chain.then(function () {
-        return fetch(root + part).then(function (r) { return r.json(); }).then(function (data) {
-          var models = data.models || {};
-          data.rows.forEach(function (values) {
-            var row = {};
-            data.columns.forEach(function (c, i) { row[c] = values[i]; });
-            var tiers = models[row.experiment] || {};
-            // What the search reads, lower-cased once: the models of the tiers tried too.
-            row.hay = [row.id, row.experiment, row.task, row.profile, "s" + row.seed, row.policy, row.tiers,
-              row.tiers.split(" → ").map(function (t) { return tiers[t] || ""; }).join(" "),
-              row.passed ? "passed" : "failed", row.truncated ? "truncated" : "", row.lost_usage ? "usage lost" : ""].join(" ").toLowerCase();
-            all.push(row);
-          });
-        });
-      });
-    }, Promise.resolve()).then(function () { rows = all; return rows; });
+    var read_parts = new Array(parts.length);
+    var next = 0;
+    function worker() {
+      if (next >= parts.length) return Promise.resolve();
+      var i = next++;
+      return fetch(root + parts[i])
+        .then(function (r) {
+          if (!r.ok) throw new Error(parts[i] + ": HTTP " + r.status);
+          return r.json();
+        })
+        .then(function (data) { read_parts[i] = read(data); })
+        .then(worker);
+    }
+    var workers = [];
+    for (var w = 0; w < Math.min(AT_ONCE, parts.length); w++) workers.push(worker());
+    return Promise.all(workers).then(function () {
+      rows = [].concat.apply([], read_parts);
+      return rows;
+    });
   }
 
-  function matches(r) {
+  // The filters as they stand, as one test of a row: the form is read once
+  // per search, not once per row.
+  function matcher() {
     var f = form.elements;
     var words = f.q.value.toLowerCase().split(/\s+/).filter(Boolean);
-    return words.every(function (w) { return r.hay.indexOf(w) >= 0; })
-      && (!f.experiment.value || r.experiment === f.experiment.value)
-      && (!f.task.value || r.task === f.task.value)
-      && (!f.profile.value || r.profile === f.profile.value)
-      && (!f.seed.value || String(r.seed) === f.seed.value)
-      && (!f.policy.value || r.policy === f.policy.value)
-      && (!f.tier.value || r.tiers.split(" → ").indexOf(f.tier.value) >= 0)
-      && (!f.outcome.value || (f.outcome.value === "passed") === r.passed)
-      && (!f.truncated.checked || r.truncated)
-      && (!f.lost.checked || r.lost_usage);
+    var v = {};
+    ["experiment", "task", "profile", "seed", "policy", "tier", "outcome"].forEach(function (name) { v[name] = f[name].value; });
+    var truncated = f.truncated.checked, lost = f.lost.checked;
+    return function (r) {
+      for (var i = 0; i < words.length; i++) if (r.hay.indexOf(words[i]) < 0) return false;
+      return (!v.experiment || r.experiment === v.experiment)
+        && (!v.task || r.task === v.task)
+        && (!v.profile || r.profile === v.profile)
+        && (!v.seed || String(r.seed) === v.seed)
+        && (!v.policy || r.policy === v.policy)
+        && (!v.tier || r.tiers.split(" → ").indexOf(v.tier) >= 0)
+        && (!v.outcome || (v.outcome === "passed") === r.passed)
+        && (!truncated || r.truncated)
+        && (!lost || r.lost_usage);
+    };
   }
 
   function cell(tr, content, className) {
@@ -119,7 +144,7 @@
     var p = params();
     var sort = p.get("sort"), dir = p.get("dir") === "desc" ? -1 : 1;
     return load().then(function (all) {
-      var list = all.filter(matches);
+      var list = all.filter(matcher());
       if (sort) {
         list.sort(function (a, b) {
           var x = a[sort], y = b[sort];
