@@ -65,7 +65,7 @@ if (f.large_runs) {
   target(`peak memory building ${n(f.large_runs)} runs`, "under 1 GB", mib(f.large_build_kib),
     x((f.large_build_kib * 1024) / GB), f.large_build_kib * 1024 < GB);
   const site = f.large_gz_site_bytes ?? f.large_site_bytes;
-  target(`site of ${n(f.large_runs)} runs${f.large_gz_site_bytes ? ", records gzipped (`--compress-records`)" : ""}`,
+  target(`site of ${n(f.large_runs)} runs${f.large_gz_site_bytes ? ", records gzipped and run pages compact (`--compress-records`)" : ""}`,
     "under 1 GB (GitHub Pages)", `${n(site / MIB)} MiB`, x(site / GB), site < GB);
   const growth = (f.large_build_s / f.large_runs) / (f.build_s / f.runs);
   target(`time per run, ${n(f.large_runs)} against ${n(f.runs)} runs`, "at most linear (at most 1.1×)",
@@ -134,7 +134,7 @@ if (f.large_runs) {
   p(`The site holds ${n(f.large_site_files)} files, ${n(f.large_site_bytes / MIB)} MiB: run pages ${n(f.large_pages_bytes / MIB)} MiB,`);
   p(`records under \`data/\` ${n(f.large_data_bytes / MIB)} MiB, the rest ${n((f.large_site_bytes - f.large_pages_bytes - f.large_data_bytes) / MIB)} MiB (indexes, manifests, assets).`);
   if (f.large_gz_site_bytes) {
-    p(`Built again with \`--compress-records\`: ${s(f.large_gz_build_s)}, ${mib(f.large_gz_build_kib)} peak; the site holds ${n(f.large_gz_site_bytes / MIB)} MiB:`);
+    p(`Built again with \`--compress-records\` (records gzipped, run pages compact): ${s(f.large_gz_build_s)}, ${mib(f.large_gz_build_kib)} peak; the site holds ${n(f.large_gz_site_bytes / MIB)} MiB:`);
     p(`run pages ${n(f.large_gz_pages_bytes / MIB)} MiB (${(f.large_gz_pages_bytes / f.large_runs / 1024).toFixed(1)} KiB a page), records under \`data/\` ${n(f.large_gz_data_bytes / MIB)} MiB,`);
     p(`the rest ${n((f.large_gz_site_bytes - f.large_gz_pages_bytes - f.large_gz_data_bytes) / MIB)} MiB.`);
   }

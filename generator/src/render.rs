@@ -77,6 +77,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 pub const VERIFY_JS: &str = "assets/verify.js";
 pub const RUNS_JS: &str = "assets/runs.js";
 pub const COMPARE_JS: &str = "assets/compare.js";
+pub const REPLAY_JS: &str = "assets/replay.js";
 pub const WORKER_JS: &str = "assets/verify-worker.js";
 pub const GLUE_JS: &str = "assets/receipts_verifier.js";
 pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
@@ -105,6 +106,10 @@ pub const ASSETS: &[(&str, &[u8])] = &[
     (
         COMPARE_JS,
         include_bytes!("../../site-templates/assets/compare.js"),
+    ),
+    (
+        REPLAY_JS,
+        include_bytes!("../../site-templates/assets/replay.js"),
     ),
     (
         WORKER_JS,
@@ -288,6 +293,7 @@ struct Integrity {
     verify: String,
     runs: String,
     compare: String,
+    replay: String,
     worker: String,
     glue: String,
     wasm: String,
@@ -320,6 +326,7 @@ impl Renderer {
             verify: theme.integrity(VERIFY_JS),
             runs: theme.integrity(RUNS_JS),
             compare: theme.integrity(COMPARE_JS),
+            replay: theme.integrity(REPLAY_JS),
             worker: theme.integrity(WORKER_JS),
             glue: theme.integrity(GLUE_JS),
             wasm: theme.integrity(WASM),

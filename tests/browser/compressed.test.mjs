@@ -3,17 +3,25 @@
 // does: data/SHA256SUMS lists each gzipped record by the digest of the record
 // it holds, under its name without .gz; the worker reads the records inside
 // the gzip files; a run page checks the record digest it shows; the compare
-// page reads them; and a record changed inside its gzip file fails.
+// page reads them; and a record changed inside its gzip file fails. Its run
+// pages are compact: the facts and a row per attempt, with the replay (turns,
+// calls, messages) drawn in the browser from the gzipped record, inert.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { gunzipSync, gzipSync } from "node:zlib";
 
 import { isPageFailure, launch, open, verifyAt } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, receipts } from "./setup.mjs";
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const VNU = require.resolve("vnu-jar/build/dist/vnu.jar");
 
 const RUN = "E02-release-brief-careful-s2-ladder";
 const RECORD = `data/E02/runs/${RUN}.json.gz`;
@@ -52,7 +60,7 @@ test("run records are published gzipped, and only so", () => {
   assert.equal(record.id, RUN);
   const html = readFileSync(join(site, `runs/${RUN}.html`), "utf8");
   assert.ok(html.includes(`href="../${RECORD}"`), "the run page links its gzipped record");
-  assert.match(html, /Record digest <code class="digest" id="record-digest">[0-9a-f]{64}<\/code>: the SHA-256 of <a [^>]+>[^<]+<\/a>, uncompressed\./);
+  assert.match(html, /Record digest <code class="digest" id="record-digest">[0-9a-f]{64}<\/code>: the SHA-256 of the record, uncompressed\./);
   // data/SHA256SUMS lists the record it holds, by the digest of the
   // decompressed bytes, under the name without .gz; the page shows that digest.
   const records = sums(join(site, "data/SHA256SUMS"));
@@ -104,6 +112,113 @@ test("the compare page reads gzipped records", async () => {
     assert.match(await page.textContent("#compare"), /always-large/);
     assert.deepEqual(problems, []);
     await page.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test("a run page draws its replay from the gzipped record, every text inert", async () => {
+  const copy = copySite(site);
+  const file = join(copy, RECORD);
+  const record = JSON.parse(gunzipSync(readFileSync(file)));
+  // A publisher's record may hold anything: markup in a message, a tool
+  // call's arguments and a check's detail must show as text.
+  const hostile = `<img src=x onerror="window.__injected = true"><script>window.__injected = true</script>`;
+  const message = record.attempts[0].messages.find((m) => typeof m.text === "string");
+  message.text = hostile;
+  record.attempts[0].turns[0].action.args = { path: hostile };
+  record.attempts[0].checks[0].detail = hostile;
+  writeFileSync(file, gzipSync(JSON.stringify(record)));
+  const server = await serve(copy);
+  try {
+    const { page, problems } = await open(browser, `${server.url}${PAGE}#turn-2`);
+    await page.waitForSelector("#replay[data-status=ready]");
+    const drawn = await page.evaluate(() => {
+      const replay = document.getElementById("replay");
+      return {
+        injected: window.__injected === true,
+        markup: replay.querySelectorAll("script, img").length,
+        attempts: [...replay.querySelectorAll("section.attempt")].map((s) => ({
+          heading: s.querySelector("h3").id,
+          rows: [...s.querySelectorAll("table.steps tbody tr")].map((r) => r.id),
+          messages: [...s.querySelectorAll("ol.messages > li pre code")].map((c) => c.textContent),
+          checks: [...s.querySelectorAll("ul.checks li")].map((l) => l.textContent),
+        })),
+        text: replay.textContent,
+      };
+    });
+    assert.equal(drawn.injected, false, "no recorded text ran");
+    assert.equal(drawn.markup, 0, "no recorded text became markup");
+    assert.equal(drawn.attempts.length, record.attempts.length);
+    drawn.attempts.forEach((a, i) => {
+      const attempt = record.attempts[i];
+      assert.equal(a.heading, `attempt-${i + 1}`);
+      // A row per turn, then one per call no turn names, each named as the
+      // full page names it.
+      const named = new Set(attempt.turns.map((t) => t.call));
+      const rows = attempt.turns.length + attempt.calls.filter((c) => !named.has(c.request_id)).length;
+      assert.equal(a.rows.length, rows);
+      assert.equal(a.rows[0], i === 0 ? "turn-1" : `attempt-${i + 1}-turn-1`);
+      const texts = (attempt.messages ?? []).flatMap((m) => [m.reasoning, m.text].filter((t) => typeof t === "string"));
+      assert.deepEqual(a.messages, texts);
+      assert.equal(a.checks.length, attempt.checks.length);
+    });
+    assert.ok(drawn.attempts[0].messages.includes(hostile), "the markup shows as the text it is");
+    assert.ok(drawn.attempts[0].checks[0].endsWith(hostile));
+    assert.ok(drawn.text.includes(JSON.stringify({ path: hostile })));
+    // The address's turn names a row drawn only now.
+    assert.equal(await page.evaluate(() => document.getElementById("turn-2")?.tagName), "TR");
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test("without scripts a compact run page still says how the run went and where its record is", async () => {
+  const server = await serve(site);
+  try {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${PAGE}`);
+    const text = await page.textContent("main");
+    assert.match(text, /Outcome\s*recorded .+, recomputed /);
+    assert.match(text, /Receipts\s*\d+ of \d+ recomputed and agree/);
+    assert.match(text, /the record above \(gzipped JSON\) holds every turn, call and message/);
+    assert.equal(await page.locator(`main a[href="../${RECORD}"]`).count(), 1);
+    assert.ok(await page.locator("table.attempts tbody tr").count() >= 1);
+    await context.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test("a compact run page is valid HTML, and with its replay drawn axe-clean and no wider than a phone", async () => {
+  let report;
+  try {
+    report = execFileSync("java", ["-jar", VNU, "--errors-only", "--format", "json", PAGE], { cwd: site, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    if (e.code === "ENOENT") throw new Error("the Nu HTML Checker needs Java (Debian: apt-get install default-jre-headless)");
+    report = e.stderr || e.stdout;
+  }
+  const errors = JSON.parse(report || "{\"messages\":[]}").messages.filter((m) => m.type === "error" || m.subType === "fatal");
+  assert.deepEqual(errors.map((m) => `${m.lastLine}: ${m.message}`), []);
+  const server = await serve(site);
+  try {
+    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+      // axe-core is injected as a script, which the page's CSP forbids; this context bypasses it.
+      const context = await browser.newContext({ viewport, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(`${server.url}${PAGE}`);
+      await page.waitForSelector("#replay[data-status=ready]");
+      await page.addScriptTag({ content: axeSource });
+      const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+      const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      assert.deepEqual(serious.map((v) => `${v.id}: ${v.help} e.g. ${v.nodes[0]?.html.slice(0, 120)}`), [], `at ${viewport.width}px`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      assert.ok(overflow <= 0, `${overflow} px of sideways scroll at ${viewport.width}px`);
+      await context.close();
+    }
   } finally {
     await server.close();
   }

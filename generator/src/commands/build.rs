@@ -21,7 +21,9 @@ pub struct Args {
     /// site is still written).
     #[arg(long)]
     pub strict: bool,
-    /// Publish run records gzipped (data/<experiment>/runs/<run>.json.gz), for sites of many runs.
+    /// For sites of many runs: publish run records gzipped
+    /// (data/<experiment>/runs/<run>.json.gz) and compact run pages, whose
+    /// replay the browser draws from the record.
     #[arg(long)]
     pub compress_records: bool,
 }
@@ -44,7 +46,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             if args.compress_records {
                 ""
             } else {
-                " (--compress-records stores run records gzipped, about an eighth of their size)"
+                " (--compress-records stores run records gzipped and run pages compact, about a quarter of their size together)"
             }
         );
     }

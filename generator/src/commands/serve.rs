@@ -24,7 +24,9 @@ pub struct Args {
     /// Open the site in the default browser.
     #[arg(long)]
     pub open: bool,
-    /// Publish run records gzipped (data/<experiment>/runs/<run>.json.gz), for sites of many runs.
+    /// For sites of many runs: publish run records gzipped
+    /// (data/<experiment>/runs/<run>.json.gz) and compact run pages, whose
+    /// replay the browser draws from the record.
     #[arg(long)]
     pub compress_records: bool,
 }

@@ -70,7 +70,13 @@ pub struct RunView {
     pub compare: Vec<CompareLink>,
     pub prev: Option<String>,
     pub next: Option<String>,
-    /// The attempts and their calls on one time axis, as SVG.
+    /// The compact form of a site of many runs (built with
+    /// `--compress-records`): the page keeps the run's facts and a row per
+    /// attempt, and the turns, calls and messages are drawn in the browser
+    /// from the record (`assets/replay.js`).
+    pub compact: bool,
+    /// The attempts and their calls on one time axis, as SVG (none on a
+    /// compact page).
     pub timeline: Option<String>,
     pub attempts: Vec<AttemptView>,
 }
@@ -275,13 +281,18 @@ pub fn run_view(
                 let other = &loaded.runs[i];
                 CompareLink {
                     id: other.id.clone(),
-                    label: format!("{} ({})", other.policy, other.id),
+                    label: other.policy.clone(),
                 }
             })
             .collect(),
         prev: index.checked_sub(1).map(|i| run_href(&loaded.runs[i].id)),
         next: loaded.runs.get(index + 1).map(|r| run_href(&r.id)),
-        timeline: super::timeline::run_timeline(&attempts),
+        compact: gzipped,
+        timeline: if gzipped {
+            None
+        } else {
+            super::timeline::run_timeline(&attempts)
+        },
         attempts,
     }
 }

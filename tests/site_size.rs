@@ -1,0 +1,118 @@
+//! A site of many runs fits a static host: built with `--compress-records`,
+//! each run's page and record together stay under the bytes a run may take
+//! when 100,000 runs share GitHub Pages' 1 GB, and the compact page still
+//! carries the run's facts and links its record, from which the browser
+//! draws the replay.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{assert_exit, receipts};
+
+/// GitHub Pages' limit on a site, shared by 100,000 runs.
+const BYTES_PER_RUN: u64 = 1_000_000_000 / 100_000;
+const RUNS: usize = 1_000;
+
+/// The total size of the files directly in `dir` whose names satisfy `keep`,
+/// and how many there are.
+fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> (u64, usize) {
+    let mut bytes = 0;
+    let mut count = 0;
+    for entry in fs::read_dir(dir).expect("read dir") {
+        let entry = entry.expect("entry");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if keep(&name) {
+            bytes += entry.metadata().expect("metadata").len();
+            count += 1;
+        }
+    }
+    (bytes, count)
+}
+
+#[test]
+fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scale = RUNS.to_string();
+    let out = receipts(
+        dir.path(),
+        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
+    );
+    assert_exit(&out, 0, "simulate");
+    let out = receipts(
+        dir.path(),
+        &["build", "--quiet", "--compress-records", "--out", "site"],
+    );
+    assert_exit(&out, 0, "build --compress-records");
+    let site = dir.path().join("site");
+    let (records, record_count) = files(&site.join("data/S01/runs"), |n| n.ends_with(".json.gz"));
+    let (pages, page_count) = files(&site.join("runs"), |n| {
+        n.starts_with("S01-") && n.ends_with(".html")
+    });
+    assert_eq!((record_count, page_count), (RUNS, RUNS));
+    let per_run = (pages + records) / RUNS as u64;
+    assert!(
+        per_run < BYTES_PER_RUN,
+        "a run takes {per_run} bytes (page {} + record {}); the budget is {BYTES_PER_RUN}",
+        pages / RUNS as u64,
+        records / RUNS as u64,
+    );
+
+    // The runs index offers its seeds (57 here, thousands at 100,000 runs) as
+    // a field to type in, not as a list repeated on each of its pages.
+    let index = fs::read_to_string(site.join("runs/index.html")).expect("runs index");
+    assert!(index.contains("<input type=\"number\" name=\"seed\""));
+    assert!(!index.contains("<select name=\"seed\">"));
+
+    // Every compact page keeps what a reader without scripts needs: the
+    // run's outcome and receipts, its attempts, and a link to its record,
+    // which the replay is drawn from.
+    for entry in fs::read_dir(site.join("runs")).expect("runs") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("S01-") {
+            continue;
+        }
+        let id = name.trim_end_matches(".html");
+        let page = fs::read_to_string(&path).expect("page");
+        let record = format!("../data/S01/runs/{id}.json.gz");
+        for needed in [
+            "<dt>Outcome</dt>".to_string(),
+            "<dt>Receipts</dt>".to_string(),
+            "<table class=\"attempts\">".to_string(),
+            format!("<a href=\"{record}\">"),
+            format!("<div id=\"replay\" data-record=\"{record}\""),
+            "<noscript>".to_string(),
+            "assets/replay.js".to_string(),
+        ] {
+            assert!(page.contains(&needed), "{name} lacks {needed}");
+        }
+        for dropped in [
+            "class=\"transcript\"",
+            "class=\"steps\"",
+            "svg class=\"chart",
+        ] {
+            assert!(!page.contains(dropped), "{name} still has {dropped}");
+        }
+    }
+}
+
+#[test]
+fn a_site_with_plain_records_keeps_full_run_pages() {
+    let dir = common::built();
+    let page = fs::read_to_string(
+        dir.path()
+            .join("site/runs/E02-release-brief-careful-s2-ladder.html"),
+    )
+    .expect("page");
+    for full in [
+        "class=\"transcript\"",
+        "class=\"steps\"",
+        "svg class=\"chart",
+    ] {
+        assert!(page.contains(full), "the full page has {full}");
+    }
+    assert!(!page.contains("id=\"replay\""));
+    assert!(!page.contains("assets/replay.js"));
+}
