@@ -116,3 +116,67 @@ fn a_site_with_plain_records_keeps_full_run_pages() {
     assert!(!page.contains("id=\"replay\""));
     assert!(!page.contains("assets/replay.js"));
 }
+
+/// A compact page is held to its records like a full one, and the script
+/// that draws its replay to the digest the site was published with.
+#[test]
+fn a_forged_compact_page_or_a_patched_replay_script_fails() {
+    let dir = common::sample_copy();
+    let out = receipts(
+        dir.path(),
+        &["build", "--quiet", "--compress-records", "--out", "site"],
+    );
+    assert_exit(&out, 0, "build --compress-records");
+    let site = dir.path().join("site");
+    let root = common::stdout(&receipts(dir.path(), &["verify", "site"]));
+    let root = root
+        .lines()
+        .find_map(|l| l.strip_prefix("root digest "))
+        .expect("the root digest")
+        .to_string();
+
+    // The page, not the record: an attempt that failed three of its checks
+    // shown passing them all.
+    let page = "runs/E02-release-brief-careful-s2-ladder.html";
+    let text = fs::read_to_string(site.join(page)).expect("page");
+    let (from, to) = ("<td>1 of 4 pass</td>", "<td>4 of 4 pass</td>");
+    assert!(
+        text.contains(from),
+        "{page} shows an attempt passing 1 of 4"
+    );
+    fs::write(site.join(page), text.replacen(from, to, 1)).expect("write");
+    let out = receipts(dir.path(), &["verify", "site"]);
+    assert_exit(&out, 1, "a forged compact page");
+    assert!(
+        common::stdout(&out).contains(&format!("FAIL {page}: rendered from the records")),
+        "{}",
+        common::stdout(&out)
+    );
+    fs::write(site.join(page), text).expect("restore");
+
+    // A replay script that hides what the record holds: named by its digest
+    // in SHA256SUMS.
+    let script = site.join("assets/replay.js");
+    let mut patched = fs::read_to_string(&script).expect("replay.js");
+    patched.push_str("\nwindow.__hide = true;\n");
+    fs::write(&script, &patched).expect("write");
+    let out = receipts(dir.path(), &["verify", "site"]);
+    assert_exit(&out, 1, "a patched replay.js");
+    assert!(
+        common::stdout(&out).contains("FAIL assets/replay.js"),
+        "{}",
+        common::stdout(&out)
+    );
+    let resealed = common::reseal(&site);
+    assert_ne!(resealed, root);
+    // Resealed, the script still differs from the copy this verifier ships,
+    // and the root digest from the one the authors gave.
+    let out = receipts(dir.path(), &["verify", "site", "--expect-root", &root]);
+    assert_exit(&out, 1, "a patched replay.js, resealed");
+    let said = common::stdout(&out);
+    assert!(
+        said.contains("FAIL assets/replay.js: the copy receipts"),
+        "{said}"
+    );
+    assert!(said.contains(&resealed), "{said}");
+}
