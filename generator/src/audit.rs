@@ -11,6 +11,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::chunks::is_chunk;
 use receipts_verifier::manifest::{
     is_listed, ManifestCheck, SitePredicate, Statement, ASSETS_DIR, DATA_DIR, RECORDS_SUMS,
     STATEMENT, SUMS,
@@ -122,6 +123,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
     let records: Vec<(String, Result<String, String>)> = on_disk
         .par_iter()
         .filter(|p| p.starts_with(&data_prefix) && p.as_str() != RECORDS_SUMS)
+        .filter(|p| !is_chunk(&p[data_prefix.len()..]))
         .map(|p| {
             let rel = gzip::record_path(&p[data_prefix.len()..]).to_string();
             if let Some(digest) = read_digests.and_then(|d| d.get(&rel)) {
@@ -147,6 +149,17 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                 check.records_manifest(b);
             }
         }
+    }
+    // The chunk manifests, before the records they list.
+    for p in on_disk
+        .iter()
+        .filter(|p| p.strip_prefix(&data_prefix).is_some_and(is_chunk))
+    {
+        let bytes = read_site_file(dir, p);
+        check.chunk_manifest(
+            &p[data_prefix.len()..],
+            bytes.as_deref().map_err(|e| e.as_str()),
+        );
     }
     let mut seen = std::collections::BTreeSet::new();
     for (rel, digest) in &records {

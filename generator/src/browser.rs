@@ -13,9 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
-use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest;
 pub use receipts_verifier::manifest::check_path;
+use receipts_verifier::manifest::{self, chunks::RecordsManifests};
 use receipts_verifier::verify::Receipt;
 
 use crate::data;
@@ -56,8 +55,8 @@ pub fn render_site(files: SiteFiles, digests: &Digests) -> Result<Rendered, Buil
     } = files;
     let corpus = load::load_site(Arc::new(records), Path::new(""))?;
     validate::validate_published(&corpus)?;
-    let records_sums = manifest::format_sums(&corpus.record_digests);
-    let records_digest = sha256_hex(records_sums.as_bytes());
+    let records_sums = RecordsManifests::of(&corpus.record_digests);
+    let records_digest = records_sums.digest();
     let gzipped = data::records_gzipped(&corpus);
     let info = site::site_info(
         &corpus,
@@ -74,8 +73,11 @@ pub fn render_site(files: SiteFiles, digests: &Digests) -> Result<Rendered, Buil
     // page, so the manifest the checks read and the records rendered are one.
     out.write(
         &format!("{}/{}", manifest::DATA_DIR, manifest::SUMS),
-        records_sums.as_bytes(),
+        records_sums.top.as_bytes(),
     )?;
+    for (chunk, text) in &records_sums.chunks {
+        out.write(&format!("{}/{chunk}", manifest::DATA_DIR), text.as_bytes())?;
+    }
     let verified = pages::runs(
         &corpus,
         &renderer,

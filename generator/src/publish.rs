@@ -1,12 +1,14 @@
 //! The records published under a site's `data/`: the input records byte
 //! for byte (run records gzipped with `--compress-records`), and their
-//! manifest `data/SHA256SUMS`, whose digest is the records digest.
+//! manifests: `data/SHA256SUMS`, whose digest is the records digest, and
+//! for an experiment of many runs the chunk manifests it lists.
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::{self, SUMS};
+use receipts_verifier::manifest::chunks::{is_chunk, RecordsManifests};
+use receipts_verifier::manifest::SUMS;
 
 use crate::data::{record_file, DATA_DIR};
 use crate::gzip;
@@ -134,13 +136,16 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
             None => staging.write(&path, bytes),
         }
     })?;
-    let sums = manifest::format_sums(&corpus.record_digests);
-    staging.write(&format!("{DATA_DIR}/{SUMS}"), sums.as_bytes())?;
-    Ok(sha256_hex(sums.as_bytes()))
+    let manifests = RecordsManifests::of(&corpus.record_digests);
+    for (chunk, text) in &manifests.chunks {
+        staging.write(&format!("{DATA_DIR}/{chunk}"), text.as_bytes())?;
+    }
+    staging.write(&format!("{DATA_DIR}/{SUMS}"), manifests.top.as_bytes())?;
+    Ok(manifests.digest())
 }
 
-/// The files published under `data/` are exactly those `data/SHA256SUMS`
-/// lists, with those digests. A gzipped record counts as its record, whose
+/// The records published under `data/` are exactly those the records
+/// manifests list, with those digests (the manifests are made from them). A gzipped record counts as its record, whose
 /// digest its pass checked before compressing it.
 pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
     let data_prefix = format!("{DATA_DIR}/");
@@ -151,6 +156,9 @@ pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
         .filter(|(path, _)| *path != sums_path)
         .filter_map(|(path, d)| {
             let rel = path.strip_prefix(&data_prefix)?;
+            if is_chunk(rel) {
+                return None;
+            }
             Some(match rel.strip_suffix(gzip::SUFFIX) {
                 Some(record) => {
                     let digest = corpus.record_digests.get(record).cloned();

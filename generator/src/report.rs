@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::manifest::format_sums;
+use receipts_verifier::manifest::chunks::{chunk_for, RecordsManifests};
+use receipts_verifier::manifest::parse_sums;
 use receipts_verifier::model::Report;
 use receipts_verifier::verify::assemble_report;
 
@@ -57,15 +57,25 @@ pub fn export(
             .map_err(|e| InputError::new(&name, e.to_string()))?;
         files.insert(path, bytes);
     }
-    let records_sums = format_sums(&corpus.record_digests);
+    let manifests = RecordsManifests::of(&corpus.record_digests);
     let sums = match site_sums {
         Some(sums) => sums.to_string(),
         None => {
             let (code, _) = crate::build::code(&crate::render::Theme::embedded())
                 .map_err(|e| InputError::new(corpus.records_name.clone(), format!("{e:#}")))?;
-            crate::build::root_manifest(&sha256_hex(records_sums.as_bytes()), &code)
+            crate::build::root_manifest(&manifests.digest(), &code)
         }
     };
-    assemble_report(&files, &loaded.dir, run_id, &sums, &records_sums)
-        .map_err(|e| InputError::new(corpus.records_name.clone(), e))
+    let run_path = format!("{}/runs/{}.json", loaded.dir, run.id);
+    let top = parse_sums(&manifests.top).unwrap_or_default();
+    let run_sums = chunk_for(&top, &run_path).and_then(|c| manifests.chunks.get(&c));
+    assemble_report(
+        &files,
+        &loaded.dir,
+        run_id,
+        &sums,
+        &manifests.top,
+        run_sums.map(String::as_str),
+    )
+    .map_err(|e| InputError::new(corpus.records_name.clone(), e))
 }

@@ -40,18 +40,20 @@ let receipts_render = (function(exports) {
         /**
          * The report of run `run` of experiment directory `dir`, as `receipts
          * export` writes it (pretty JSON and a final newline); `sums` and
-         * `records_sums` are the site's two manifests.
+         * `records_sums` are the site's two manifests, `run_sums` the chunk
+         * manifest listing the run (see [`record_chunk`]), when there is one.
          * @param {string} dir
          * @param {string} run
          * @param {string} sums
          * @param {string} records_sums
+         * @param {string | null} [run_sums]
          * @returns {string}
          */
-        export_report(dir, run, sums, records_sums) {
-            let deferred6_0;
-            let deferred6_1;
+        export_report(dir, run, sums, records_sums, run_sums) {
+            let deferred7_0;
+            let deferred7_1;
             try {
-                let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
+                let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4;
                 try {
                     ptr0 = passStringToWasm0(dir, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                     len0 = WASM_VECTOR_LEN;
@@ -61,25 +63,28 @@ let receipts_render = (function(exports) {
                     len2 = WASM_VECTOR_LEN;
                     ptr3 = passStringToWasm0(records_sums, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                     len3 = WASM_VECTOR_LEN;
+                    ptr4 = isLikeNone(run_sums) ? 0 : passStringToWasm0(run_sums, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                    len4 = WASM_VECTOR_LEN;
                 } catch (e) {
+                    if (ptr4) { wasm.__wbindgen_free(ptr4, len4 * 1, 1); }
                     if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
                     if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
                     if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
                     if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
                     throw e;
                 }
-                const ret = wasm.bundle_export_report(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
-                var ptr5 = ret[0];
-                var len5 = ret[1];
+                const ret = wasm.bundle_export_report(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4);
+                var ptr6 = ret[0];
+                var len6 = ret[1];
                 if (ret[3]) {
-                    ptr5 = 0; len5 = 0;
+                    ptr6 = 0; len6 = 0;
                     throw takeFromExternrefTable0(ret[2]);
                 }
-                deferred6_0 = ptr5;
-                deferred6_1 = len5;
-                return getStringFromWasm0(ptr5, len5);
+                deferred7_0 = ptr6;
+                deferred7_1 = len6;
+                return getStringFromWasm0(ptr6, len6);
             } finally {
-                wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
+                wasm.__wbindgen_free(deferred7_0, deferred7_1, 1);
             }
         }
         constructor() {
@@ -159,6 +164,47 @@ let receipts_render = (function(exports) {
             if (ret[1]) {
                 throw takeFromExternrefTable0(ret[0]);
             }
+        }
+        /**
+         * A chunk manifest by its path under `data/`, with its bytes, or
+         * `undefined` and why it could not be read; fed before its records.
+         * @param {string} rel
+         * @param {Uint8Array | number[] | null} [bytes]
+         * @param {string | null} [why]
+         */
+        chunk(rel, bytes, why) {
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.manifests_chunk(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+        }
+        /**
+         * The chunk manifest (a path under `data/`) that should list record
+         * `rel`, once `data/SHA256SUMS` was fed; `undefined` when that lists it.
+         * @param {string} rel
+         * @returns {string | undefined}
+         */
+        chunk_for(rel) {
+            const ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.manifests_chunk_for(this.__wbg_ptr, ptr0, len0);
+            let v2;
+            if (ret[0] !== 0) {
+                v2 = getStringFromWasm0(ret[0], ret[1]);
+                wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+            }
+            return v2;
         }
         /**
          * A file the root manifest lists (`data/SHA256SUMS`, an asset), with
@@ -476,6 +522,19 @@ let receipts_render = (function(exports) {
     exports.describe_claims = describe_claims;
 
     /**
+     * Whether `rel` (a path under `data/`) names a chunk manifest.
+     * @param {string} rel
+     * @returns {boolean}
+     */
+    function is_chunk(rel) {
+        const ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.is_chunk(ptr0, len0);
+        return ret !== 0;
+    }
+    exports.is_chunk = is_chunk;
+
+    /**
      * The lowercase digest a pin gives (`#root=`), or an error naming why it is
      * not a pin.
      * @param {string} text
@@ -528,6 +587,39 @@ let receipts_render = (function(exports) {
         }
     }
     exports.parse_sums = parse_sums;
+
+    /**
+     * The chunk manifest (a path under `data/`) that lists record `rel` (a path
+     * under `data/`) in a site whose `data/SHA256SUMS` is `records_sums`, or
+     * `undefined` when `data/SHA256SUMS` lists it itself.
+     * @param {string} records_sums
+     * @param {string} rel
+     * @returns {string | undefined}
+     */
+    function record_chunk(records_sums, rel) {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(records_sums, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.record_chunk(ptr0, len0, ptr1, len1);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        let v3;
+        if (ret[0] !== 0) {
+            v3 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v3;
+    }
+    exports.record_chunk = record_chunk;
 
     /**
      * SHA-256 of `bytes`, lowercase hex.

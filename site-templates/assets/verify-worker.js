@@ -165,41 +165,68 @@ function verifySite(job) {
     listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
     return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
       manifests.file("data/SHA256SUMS", bytes);
-      // A page that names its files needs no list of the records (a site's
-      // records manifest has a line per record).
-      var paths = job.files ? job.files.filter(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; })
-        : Object.keys(JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(bytes))))
-          .filter(function (rel) { return inScope(job.scope, rel); }).map(function (rel) { return published(rel, job.gzipped); });
+      // A page that names its files fetches only the chunk manifests that
+      // list its run records; a whole site, every chunk and every record.
+      var chunks = {};
+      var paths;
+      if (job.files) {
+        paths = job.files.filter(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; });
+        paths.forEach(function (p) {
+          var chunk = manifests.chunk_for(isGzippedRecord(p) ? p.slice(5, -GZ.length) : p.slice(5));
+          if (chunk) chunks["data/" + chunk] = true;
+        });
+      } else {
+        paths = [];
+        Object.keys(JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(bytes)))).forEach(function (rel) {
+          if (wasm_bindgen.is_chunk(rel)) chunks["data/" + rel] = true;
+          else if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
+        });
+      }
       // Verifying the whole site also checks the code it ships.
       if (job.scope.scope === "all" && !job.files) {
         Object.keys(listed).forEach(function (p) { if (p.indexOf("data/") !== 0) paths.push(p); });
       }
-      paths.sort();
-      return fetchAll(job.base, paths, function (path, fetched) {
+      return fetchAll(job.base, Object.keys(chunks).sort(), function (path, fetched) {
         read[path] = true;
-        if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
-          kept[path] = fetched;
-        }
-        if (path.indexOf("data/") !== 0) {
-          manifests.file(path, fetched === null ? undefined : fetched);
-          return null;
-        }
-        var rel = path.slice(5);
-        if (isGzippedRecord(path)) rel = rel.slice(0, -GZ.length);
-        if (fetched === null) {
-          manifests.record(rel, undefined, undefined);
-          return null;
-        }
-        var added = addRecord(bundle, path, fetched, function (p, record) {
-          manifests.record(rel, record, undefined);
-          if (job.pin && job.pin.path === path) shownRecord = wasm_bindgen.sha256_hex(record);
+        manifests.chunk(path.slice(5), fetched === null ? undefined : fetched, undefined);
+        if (job.files || fetched === null) return null;
+        var dir = path.slice(5, path.lastIndexOf("/runs/"));
+        var runs = {};
+        // A chunk that is not a manifest fails above; it lists no records.
+        try { runs = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(fetched))); } catch (e) { /* named by its receipt */ }
+        Object.keys(runs).forEach(function (file) {
+          var rel = dir + "/runs/" + file;
+          if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
         });
-        return added && added.catch(function (e) {
-          manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
-        });
-      }, function (done, total) {
-        progress(done, total);
-      }, job.gzipped === null || job.gzipped === undefined);
+        return null;
+      }, progress).then(function () {
+        paths.sort();
+        return fetchAll(job.base, paths, function (path, fetched) {
+          read[path] = true;
+          if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
+            kept[path] = fetched;
+          }
+          if (path.indexOf("data/") !== 0) {
+            manifests.file(path, fetched === null ? undefined : fetched);
+            return null;
+          }
+          var rel = path.slice(5);
+          if (isGzippedRecord(path)) rel = rel.slice(0, -GZ.length);
+          if (fetched === null) {
+            manifests.record(rel, undefined, undefined);
+            return null;
+          }
+          var added = addRecord(bundle, path, fetched, function (p, record) {
+            manifests.record(rel, record, undefined);
+            if (job.pin && job.pin.path === path) shownRecord = wasm_bindgen.sha256_hex(record);
+          });
+          return added && added.catch(function (e) {
+            manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
+          });
+        }, function (done, total) {
+          progress(done, total);
+        }, job.gzipped === null || job.gzipped === undefined);
+      });
     });
   }).then(function () {
     // A folder or zip can be listed: a file under data/ that
@@ -207,7 +234,8 @@ function verifySite(job) {
     if (!source || job.scope.scope !== "all" || job.files) return;
     Object.keys(source).sort().forEach(function (path) {
       if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS" && !read[path]) {
-        manifests.record(path.slice(5), source[path], undefined);
+        if (wasm_bindgen.is_chunk(path.slice(5))) manifests.chunk(path.slice(5), source[path], undefined);
+        else manifests.record(path.slice(5), source[path], undefined);
       }
     });
   }).then(function () {
@@ -332,9 +360,15 @@ function exportReport(job) {
     if (manifests.SHA256SUMS === null || manifests["data/SHA256SUMS"] === null) {
       throw new Error("the site's SHA256SUMS and data/SHA256SUMS could not be fetched");
     }
-    var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests["data/SHA256SUMS"]);
-    postMessage({ type: "export", name: job.run + ".report.json", text: text });
-    return null;
+    // An experiment of many runs lists them in chunks: the report carries the run's.
+    var chunk = wasm_bindgen.record_chunk(manifests["data/SHA256SUMS"], job.dir + "/runs/" + job.run + ".json");
+    var runSums = chunk ? get(new URL("data/" + chunk, job.base).href).then(function (b) { return new TextDecoder().decode(b); })
+      : Promise.resolve(undefined);
+    return runSums.then(function (runSums) {
+      var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests["data/SHA256SUMS"], runSums);
+      postMessage({ type: "export", name: job.run + ".report.json", text: text });
+      return null;
+    });
   });
 }
 

@@ -78,10 +78,10 @@ export async function verifyAt(browser, root, path) {
 }
 
 /** Whether a failure is one of the manifest checks: a file's or record's
- * digest in SHA256SUMS or data/SHA256SUMS, a file not listed there, the
+ * digest in SHA256SUMS, data/SHA256SUMS or a chunk manifest, a file not listed there, the
  * root pin, or a digest the page shows (of SHA256SUMS or of its record). */
 export function isManifestFailure(f) {
-  return / \| . \S+: (SHA-256 in (data\/)?SHA256SUMS|listed in (data\/)?SHA256SUMS|root digest|digest of \S+ shown on the page) recorded /.test(f);
+  return / \| . \S+: ((SHA-256|listed) in (data\/(\S+\/runs\/)?)?SHA256SUMS(-[0-9a-f]+)?|root digest|digest of \S+ shown on the page) recorded /.test(f);
 }
 
 /** Whether failure `f` is a page that is not what the records render to. */

@@ -19,12 +19,14 @@ const TYPES = {
 };
 
 /** Serves `dir` on a free port; resolves to { url, close }. With `cors`,
- * every answer allows any origin to read it, as GitHub Pages does. */
-export function serve(dir, { cors = false } = {}) {
+ * every answer allows any origin to read it, as GitHub Pages does; with
+ * `log` (an array), each path asked for is pushed onto it. */
+export function serve(dir, { cors = false, log = null } = {}) {
   const root = resolve(dir);
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+      if (log) log.push(path);
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root + sep)) {
         res.writeHead(403).end("outside the site");

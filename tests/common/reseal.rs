@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::manifest::chunks::{is_chunk, RecordsManifests};
 use receipts_verifier::manifest::{format_sums, parse_sums};
 
 pub fn root_digest(site: &Path) -> String {
@@ -27,8 +28,8 @@ pub fn replace_in(path: &Path, from: &str, to: &str) {
     fs::write(path, text.replacen(from, to, 1)).expect("write");
 }
 
-/// Reseals every digest a forger can: `data/SHA256SUMS` from the records as
-/// they now are, `SHA256SUMS` from it and the assets, the root digest every
+/// Reseals every digest a forger can: the records manifests (chunks and
+/// `data/SHA256SUMS`) from the records as they now are, `SHA256SUMS` from it and the assets, the root digest every
 /// page shows, and the statement. Returns the new root digest.
 pub fn reseal(site: &Path) -> String {
     let data = site.join("data");
@@ -44,7 +45,7 @@ pub fn reseal(site: &Path) -> String {
             .expect("prefix")
             .to_string_lossy()
             .replace('\\', "/");
-        if rel == "SHA256SUMS" {
+        if rel == "SHA256SUMS" || is_chunk(&rel) {
             continue;
         }
         let mut bytes = fs::read(entry.path()).expect("read");
@@ -57,7 +58,17 @@ pub fn reseal(site: &Path) -> String {
         };
         records.insert(rel, sha256_hex(&bytes));
     }
-    fs::write(data.join("SHA256SUMS"), format_sums(&records)).expect("write");
+    for old in files_ending(&data, "")
+        .into_iter()
+        .filter(|p| is_chunk(&p.strip_prefix(&data).unwrap().to_string_lossy()))
+    {
+        fs::remove_file(old).expect("remove chunk");
+    }
+    let manifests = RecordsManifests::of(&records);
+    for (chunk, text) in &manifests.chunks {
+        fs::write(data.join(chunk), text).expect("write");
+    }
+    fs::write(data.join("SHA256SUMS"), &manifests.top).expect("write");
     let old_root = root_digest(site);
     let listed =
         parse_sums(&fs::read_to_string(site.join("SHA256SUMS")).expect("sums")).expect("parse");

@@ -53,16 +53,25 @@ impl Bundle {
 
     /// The report of run `run` of experiment directory `dir`, as `receipts
     /// export` writes it (pretty JSON and a final newline); `sums` and
-    /// `records_sums` are the site's two manifests.
+    /// `records_sums` are the site's two manifests, `run_sums` the chunk
+    /// manifest listing the run (see [`record_chunk`]), when there is one.
     pub fn export_report(
         &self,
         dir: &str,
         run: &str,
         sums: &str,
         records_sums: &str,
+        run_sums: Option<String>,
     ) -> Result<String, JsError> {
-        let report = crate::verify::assemble_report(&self.files, dir, run, sums, records_sums)
-            .map_err(|e| JsError::new(&e))?;
+        let report = crate::verify::assemble_report(
+            &self.files,
+            dir,
+            run,
+            sums,
+            records_sums,
+            run_sums.as_deref(),
+        )
+        .map_err(|e| JsError::new(&e))?;
         let mut text =
             serde_json::to_string_pretty(&report).map_err(|e| JsError::new(&e.to_string()))?;
         text.push('\n');
@@ -77,6 +86,22 @@ impl Bundle {
         serde_json::to_string(&verify_files(&self.files, &scope))
             .map_err(|e| JsError::new(&e.to_string()))
     }
+}
+
+/// Whether `rel` (a path under `data/`) names a chunk manifest.
+#[wasm_bindgen]
+pub fn is_chunk(rel: &str) -> bool {
+    crate::manifest::chunks::is_chunk(rel)
+}
+
+/// The chunk manifest (a path under `data/`) that lists record `rel` (a path
+/// under `data/`) in a site whose `data/SHA256SUMS` is `records_sums`, or
+/// `undefined` when `data/SHA256SUMS` lists it itself.
+#[wasm_bindgen]
+pub fn record_chunk(records_sums: &str, rel: &str) -> Result<Option<String>, JsError> {
+    let top = crate::manifest::parse_sums(records_sums)
+        .map_err(|e| JsError::new(&format!("data/SHA256SUMS: {e}")))?;
+    Ok(crate::manifest::chunks::chunk_for(&top, rel))
 }
 
 /// The lowercase digest a pin gives (`#root=`), or an error naming why it is
@@ -149,6 +174,21 @@ impl Manifests {
             if let Some(bytes) = &bytes {
                 check.records_manifest(bytes);
             }
+        }
+    }
+
+    /// The chunk manifest (a path under `data/`) that should list record
+    /// `rel`, once `data/SHA256SUMS` was fed; `undefined` when that lists it.
+    pub fn chunk_for(&self, rel: &str) -> Option<String> {
+        self.check.as_ref()?.chunk_for(rel)
+    }
+
+    /// A chunk manifest by its path under `data/`, with its bytes, or
+    /// `undefined` and why it could not be read; fed before its records.
+    pub fn chunk(&mut self, rel: &str, bytes: Option<Vec<u8>>, why: Option<String>) {
+        if let Some(check) = self.check.as_mut() {
+            let why = why.unwrap_or_else(|| "the chunk manifest could not be fetched".to_string());
+            check.chunk_manifest(rel, bytes.as_deref().ok_or(why.as_str()));
         }
     }
 

@@ -83,7 +83,10 @@ fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>
         let entry = entry.map_err(|e| InputError::new(dir.display().to_string(), e.to_string()))?;
         if !entry.file_type().is_dir() {
             let rel = crate::error::display_path(dir, entry.path());
-            if rel != receipts_verifier::manifest::SUMS {
+            // The manifests are not records.
+            if rel != receipts_verifier::manifest::SUMS
+                && !receipts_verifier::manifest::chunks::is_chunk(&rel)
+            {
                 let mut bytes = crate::audit::read_site_file(dir, &rel)
                     .map_err(|e| InputError::new(rel.clone(), e))?;
                 // A gzipped record is handed over as the record it holds, as the browser does.

@@ -3,7 +3,9 @@
 //!
 //! The root manifest `SHA256SUMS` lists the files a site is made from: the
 //! records manifest `data/SHA256SUMS` (which lists every record by the
-//! SHA-256 of its bytes, a gzipped one as the record it holds) and the code
+//! SHA-256 of its bytes, a gzipped one as the record it holds, or for an
+//! experiment of many runs the chunk manifests that list its run records:
+//! see [`super::chunks`]) and the code
 //! under `assets/` that shows and checks them. Its SHA-256 is the root
 //! digest. The pages and the other files rendered from the records (the runs
 //! index parts, the in-toto statement) are not listed: each page shows the
@@ -15,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::digest::sha256_hex;
 use crate::verify::Receipt;
 
+use super::chunks::{self, chunk_of, chunk_place, run_record};
 use super::{parse_sums, SUMS};
 
 /// Where a site publishes its records.
@@ -57,6 +60,11 @@ pub struct ManifestCheck {
     listed: BTreeMap<String, String>,
     records: Option<BTreeMap<String, String>>,
     records_digest: Option<String>,
+    /// The chunk width of each experiment directory whose runs are listed in chunks.
+    widths: BTreeMap<String, usize>,
+    /// The run records the chunks fed list, each in its own chunk.
+    chunked: BTreeMap<String, String>,
+    seen_chunks: BTreeSet<String>,
     seen: BTreeSet<String>,
     seen_records: BTreeSet<String>,
     receipts: Vec<Receipt>,
@@ -117,6 +125,9 @@ impl ManifestCheck {
             listed,
             records: None,
             records_digest: None,
+            widths: BTreeMap::new(),
+            chunked: BTreeMap::new(),
+            seen_chunks: BTreeSet::new(),
             seen: BTreeSet::new(),
             seen_records: BTreeSet::new(),
             receipts,
@@ -166,44 +177,163 @@ impl ManifestCheck {
     /// The records manifest `data/SHA256SUMS` (also checked as a file).
     pub fn records_manifest(&mut self, bytes: &[u8]) {
         self.records_digest = Some(sha256_hex(bytes));
-        match std::str::from_utf8(bytes)
+        let parsed = std::str::from_utf8(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
+            .and_then(|records| Ok((chunks::widths(&records)?, records)));
+        let (widths, records) = match parsed {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                self.receipts.push(Receipt::new(
+                    RECORDS_SUMS,
+                    "manifest",
+                    "a SHA256SUMS file",
+                    e,
+                    false,
+                ));
+                return;
+            }
+        };
+        // A run of an experiment listed in chunks belongs in its chunk.
+        for rel in records.keys() {
+            let Some((dir, file)) = run_record(rel) else {
+                continue;
+            };
+            if let Some(chunk) = widths.get(dir).and_then(|&w| chunk_of(dir, file, w)) {
+                self.receipts.push(Receipt::new(
+                    &format!("{DATA_DIR}/{rel}"),
+                    format!("listed in {DATA_DIR}/{chunk}"),
+                    format!("listed in {DATA_DIR}/{chunk}"),
+                    format!("listed in {RECORDS_SUMS}, whose experiment has its runs in chunks"),
+                    false,
+                ));
+            }
+        }
+        self.widths = widths;
+        self.records = Some(records);
+    }
+
+    /// The chunk manifest that should list record `rel` (a path under
+    /// `data/`), as a path under `data/`; `None` when `data/SHA256SUMS` lists
+    /// it (or was not read). Feed it with [`Self::chunk_manifest`] before the record.
+    pub fn chunk_for(&self, rel: &str) -> Option<String> {
+        let (dir, file) = run_record(rel)?;
+        chunk_of(dir, file, *self.widths.get(dir)?)
+    }
+
+    /// A chunk manifest, by its path under `data/`, with its bytes or why
+    /// they could not be read: held to its line in `data/SHA256SUMS`, and
+    /// each run it lists to the chunk its name hashes to.
+    pub fn chunk_manifest(&mut self, rel: &str, bytes: Result<&[u8], &str>) {
+        let Some(records) = &self.records else {
+            return;
+        };
+        self.seen_chunks.insert(rel.to_string());
+        let subject = format!("{DATA_DIR}/{rel}");
+        let claim = format!("SHA-256 in {RECORDS_SUMS}");
+        let Some(expected) = records.get(rel).filter(|_| chunk_place(rel).is_some()) else {
+            self.receipts.push(Receipt::new(
+                &subject,
+                format!("listed in {RECORDS_SUMS}"),
+                "not listed",
+                "a chunk manifest of the site",
+                false,
+            ));
+            return;
+        };
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                self.receipts
+                    .push(Receipt::new(&subject, claim, expected, why, false));
+                return;
+            }
+        };
+        let actual = sha256_hex(bytes);
+        let holds = *expected == actual;
+        self.receipts
+            .push(Receipt::new(&subject, claim, expected, &actual, holds));
+        // Read even when it fails its digest, as data/SHA256SUMS is when it
+        // fails its line in SHA256SUMS: the one forgery is named once.
+        let listed = match std::str::from_utf8(bytes)
             .map_err(|e| e.to_string())
             .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
         {
-            Ok(records) => self.records = Some(records),
-            Err(e) => self.receipts.push(Receipt::new(
-                RECORDS_SUMS,
-                "manifest",
-                "a SHA256SUMS file",
-                e,
-                false,
-            )),
+            Ok(listed) => listed,
+            Err(e) => {
+                self.receipts.push(Receipt::new(
+                    &subject,
+                    "manifest",
+                    "a SHA256SUMS file",
+                    e,
+                    false,
+                ));
+                return;
+            }
+        };
+        let (dir, width) = chunk_place(rel).unwrap_or_default();
+        for (file, digest) in listed {
+            let record = format!("{dir}/runs/{file}");
+            let home = run_record(&record).and_then(|(d, f)| chunk_of(d, f, width));
+            if home.as_deref() == Some(rel) {
+                self.chunked.insert(record, digest);
+            } else {
+                self.receipts.push(Receipt::new(
+                    &format!("{DATA_DIR}/{record}"),
+                    format!("listed in {subject}"),
+                    match home {
+                        Some(home) => format!("listed in {DATA_DIR}/{home}"),
+                        None => "a run record".to_string(),
+                    },
+                    format!("listed in {subject}"),
+                    false,
+                ));
+            }
         }
     }
 
     /// A record, by its path under `data/` (a gzipped record as the record
     /// it holds), with the SHA-256 of the record's bytes or why they could
-    /// not be read.
+    /// not be read: held to its line in its chunk manifest (which must have
+    /// been fed), or else in `data/SHA256SUMS`.
     pub fn record(&mut self, rel: &str, digest: Result<&str, &str>) {
         let Some(records) = &self.records else {
             return;
         };
         self.seen_records.insert(rel.to_string());
         let subject = format!("{DATA_DIR}/{rel}");
-        let receipt = match (records.get(rel), digest) {
+        let (manifest, listed) = match self.chunk_for(rel) {
+            Some(chunk) if !self.seen_chunks.contains(&chunk) => {
+                self.receipts.push(Receipt::new(
+                    &subject,
+                    format!("SHA-256 in {DATA_DIR}/{chunk}"),
+                    "listed",
+                    "its chunk manifest was not read",
+                    false,
+                ));
+                return;
+            }
+            Some(chunk) => (format!("{DATA_DIR}/{chunk}"), self.chunked.get(rel)),
+            None => (RECORDS_SUMS.to_string(), records.get(rel)),
+        };
+        let receipt = match (listed, digest) {
             (Some(expected), Ok(actual)) => Receipt::new(
                 &subject,
-                "SHA-256 in data/SHA256SUMS",
+                format!("SHA-256 in {manifest}"),
                 expected,
                 actual,
                 expected == actual,
             ),
-            (Some(expected), Err(why)) => {
-                Receipt::new(&subject, "SHA-256 in data/SHA256SUMS", expected, why, false)
-            }
+            (Some(expected), Err(why)) => Receipt::new(
+                &subject,
+                format!("SHA-256 in {manifest}"),
+                expected,
+                why,
+                false,
+            ),
             (None, _) => Receipt::new(
                 &subject,
-                "listed in data/SHA256SUMS",
+                format!("listed in {manifest}"),
                 "not listed",
                 "a record of the site",
                 false,
@@ -292,10 +422,26 @@ impl ManifestCheck {
                 ));
             }
             for (rel, expected) in self.records.iter().flatten() {
-                if !self.seen_records.contains(rel) {
+                let (seen, what) = match chunk_place(rel) {
+                    Some(_) => (&self.seen_chunks, "the chunk manifest is missing"),
+                    None => (&self.seen_records, "the record is missing"),
+                };
+                if !seen.contains(rel) {
                     self.receipts.push(Receipt::new(
                         &format!("{DATA_DIR}/{rel}"),
-                        "SHA-256 in data/SHA256SUMS",
+                        format!("SHA-256 in {RECORDS_SUMS}"),
+                        expected,
+                        what,
+                        false,
+                    ));
+                }
+            }
+            for (rel, expected) in &self.chunked {
+                if !self.seen_records.contains(rel) {
+                    let chunk = self.chunk_for(rel).unwrap_or_default();
+                    self.receipts.push(Receipt::new(
+                        &format!("{DATA_DIR}/{rel}"),
+                        format!("SHA-256 in {DATA_DIR}/{chunk}"),
                         expected,
                         "the record is missing",
                         false,
@@ -425,6 +571,160 @@ mod tests {
         );
         let missing = failed(&ManifestCheck::new(&root, None).finish(true));
         assert!(missing.contains(&("data/SHA256SUMS".into(), "the records manifest".into())));
+    }
+
+    /// A site whose experiment E01 has its 600 runs listed in chunks, fed
+    /// to a check whole: `chunks` and `top` as served (forged or not).
+    fn chunked_site(
+        records: &BTreeMap<String, Vec<u8>>,
+        top: &str,
+        chunks: &BTreeMap<String, String>,
+    ) -> Vec<(String, String)> {
+        let root = sums(&[("data/SHA256SUMS", top.as_bytes())]);
+        let mut check = ManifestCheck::new(&root, None);
+        check.file("data/SHA256SUMS", Some(&sha256_hex(top.as_bytes())));
+        check.records_manifest(top.as_bytes());
+        for (path, text) in chunks {
+            check.chunk_manifest(path, Ok(text.as_bytes()));
+        }
+        for (rel, bytes) in records {
+            check.record(rel, Ok(&sha256_hex(bytes)));
+        }
+        failed(&check.finish(true))
+    }
+
+    #[test]
+    fn chunk_manifests_hold_each_run_and_each_forgery_of_them_is_named() {
+        use crate::manifest::chunks::RecordsManifests;
+        let mut records: BTreeMap<String, Vec<u8>> = (0..600)
+            .map(|i| {
+                (
+                    format!("E01/runs/r{i}.json"),
+                    format!("{{\"run\":{i}}}").into_bytes(),
+                )
+            })
+            .collect();
+        records.insert("tasks/t.json".into(), b"{}".to_vec());
+        let digests = |r: &BTreeMap<String, Vec<u8>>| -> BTreeMap<String, String> {
+            r.iter().map(|(p, b)| (p.clone(), sha256_hex(b))).collect()
+        };
+        let m = RecordsManifests::of(&digests(&records));
+        assert_eq!(m.chunks.len(), 16);
+        assert_eq!(chunked_site(&records, &m.top, &m.chunks), vec![]);
+
+        let top = crate::manifest::parse_sums(&m.top).unwrap();
+        let mut check = ManifestCheck::new(b"", None);
+        check.records_manifest(m.top.as_bytes());
+        let chunk = check.chunk_for("E01/runs/r7.json").unwrap();
+        assert!(m.chunks.contains_key(&chunk) && top.contains_key(&chunk));
+        assert_eq!(check.chunk_for("tasks/t.json"), None);
+        let other = m.chunks.keys().find(|c| **c != chunk).unwrap().clone();
+        let subject = |rel: &str| format!("data/{rel}");
+
+        // A record edited, its chunk not resealed.
+        let mut edited = records.clone();
+        edited.insert("E01/runs/r7.json".into(), b"{\"run\":\"forged\"}".to_vec());
+        assert_eq!(
+            chunked_site(&edited, &m.top, &m.chunks),
+            [(
+                subject("E01/runs/r7.json"),
+                format!("SHA-256 in data/{chunk}")
+            )]
+        );
+
+        // The chunk resealed too, data/SHA256SUMS not: the chunk fails.
+        let resealed = RecordsManifests::of(&digests(&edited));
+        assert_eq!(
+            chunked_site(&edited, &m.top, &resealed.chunks),
+            [(subject(&chunk), "SHA-256 in data/SHA256SUMS".into())]
+        );
+        // Every manifest resealed: only the root digest the authors gave
+        // can tell (see the root digest's own test above).
+        assert_eq!(
+            chunked_site(&edited, &resealed.top, &resealed.chunks),
+            vec![]
+        );
+
+        // A chunk dropped.
+        let mut dropped = m.chunks.clone();
+        dropped.remove(&chunk);
+        let found = chunked_site(&records, &m.top, &dropped);
+        assert!(found.contains(&(subject(&chunk), "SHA-256 in data/SHA256SUMS".into())));
+        assert!(found.contains(&(
+            subject("E01/runs/r7.json"),
+            format!("SHA-256 in data/{chunk}")
+        )));
+
+        // Two chunks swapped.
+        let mut swapped = m.chunks.clone();
+        swapped.insert(chunk.clone(), m.chunks[&other].clone());
+        swapped.insert(other.clone(), m.chunks[&chunk].clone());
+        let found = chunked_site(&records, &m.top, &swapped);
+        assert!(found.contains(&(subject(&chunk), "SHA-256 in data/SHA256SUMS".into())));
+        assert!(found.contains(&(subject(&other), "SHA-256 in data/SHA256SUMS".into())));
+
+        // A chunk the records manifest does not list.
+        let mut extra = m.chunks.clone();
+        extra.insert("E01/runs/SHA256SUMS-x".into(), String::new());
+        extra.insert("E02/runs/SHA256SUMS-0".into(), String::new());
+        assert_eq!(
+            chunked_site(&records, &m.top, &extra),
+            [
+                (
+                    subject("E01/runs/SHA256SUMS-x"),
+                    "listed in data/SHA256SUMS".into()
+                ),
+                (
+                    subject("E02/runs/SHA256SUMS-0"),
+                    "listed in data/SHA256SUMS".into()
+                ),
+            ]
+        );
+
+        // A record moved to another chunk, every manifest resealed: it is
+        // not where a verifier of its page looks for it.
+        let line = m.chunks[&chunk]
+            .lines()
+            .find(|l| l.ends_with("  r7.json"))
+            .unwrap();
+        let mut moved = m.chunks.clone();
+        moved.insert(
+            chunk.clone(),
+            m.chunks[&chunk].replace(&format!("{line}\n"), ""),
+        );
+        moved.insert(other.clone(), format!("{}{line}\n", m.chunks[&other]));
+        let mut moved_top = top.clone();
+        for c in [&chunk, &other] {
+            moved_top.insert(c.clone(), sha256_hex(moved[c].as_bytes()));
+        }
+        let found = chunked_site(&records, &format_sums(&moved_top), &moved);
+        assert_eq!(
+            found,
+            [
+                (
+                    subject("E01/runs/r7.json"),
+                    format!("listed in data/{other}")
+                ),
+                (
+                    subject("E01/runs/r7.json"),
+                    format!("listed in data/{chunk}")
+                ),
+            ]
+        );
+
+        // A run listed in data/SHA256SUMS instead of its chunk.
+        let mut direct_top = moved_top.clone();
+        direct_top.insert(
+            "E01/runs/r7.json".into(),
+            sha256_hex(&records["E01/runs/r7.json"]),
+        );
+        moved.insert(other.clone(), m.chunks[&other].clone());
+        direct_top.insert(other.clone(), sha256_hex(moved[&other].as_bytes()));
+        let found = chunked_site(&records, &format_sums(&direct_top), &moved);
+        assert!(found.contains(&(
+            subject("E01/runs/r7.json"),
+            format!("listed in data/{chunk}")
+        )));
     }
 
     #[test]

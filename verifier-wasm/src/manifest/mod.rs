@@ -10,6 +10,7 @@
 //! not (and, shown on them, could not) cover their bytes.
 
 mod check;
+pub mod chunks;
 mod pin;
 
 pub use check::{

@@ -45,8 +45,13 @@ pub struct ReportSite {
     pub root_digest: String,
     /// The site's `SHA256SUMS`, which lists `data/SHA256SUMS`.
     pub sums: String,
-    /// The site's `data/SHA256SUMS`, which lists every record and object.
+    /// The site's `data/SHA256SUMS`, which lists every record and object
+    /// (or the chunk manifests listing an experiment's many runs).
     pub records_sums: String,
+    /// The chunk manifest listing the run's record, when its experiment's
+    /// runs are listed in chunks (see `manifest::chunks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_sums: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

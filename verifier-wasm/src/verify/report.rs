@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::cost::run_cost;
 use crate::digest::sha256_hex;
+use crate::manifest::chunks::{chunk_for, run_record};
 use crate::manifest::{parse_sums, DATA_DIR, RECORDS_SUMS, SUMS};
 use crate::model::{Experiment, Report, ReportSite, Run, Task};
 
@@ -193,7 +194,11 @@ pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]
         report.records_digest == records_digest,
     ));
     match parse_sums(&site.records_sums) {
-        Ok(records) => {
+        Ok(mut records) => {
+            let run_path = format!("{}/runs/{}.json", report.experiment_dir, report.run);
+            if let Some(listed) = run_listing(site, &records, &run_path, &mut out) {
+                records.insert(run_path, listed);
+            }
             let named = report
                 .records
                 .iter()
@@ -205,7 +210,8 @@ pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]
                         .map(|d| (format!("objects/{d}"), d.clone())),
                 );
             for (path, digest) in named {
-                let claim = format!("SHA-256 in {DATA_DIR}/{SUMS}");
+                let manifest = chunk_for(&records, &path).unwrap_or_else(|| SUMS.to_string());
+                let claim = format!("SHA-256 in {DATA_DIR}/{manifest}");
                 out.push(match records.get(&path) {
                     Some(listed) => Receipt::new(&path, claim, listed, &digest, *listed == digest),
                     None => Receipt::new(&path, claim, "not listed", &digest, false),
@@ -250,11 +256,72 @@ pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]
     out
 }
 
+/// The line of record `run_path` in the chunk manifest the report carries
+/// (`site.run_sums`), when `records` (its `data/SHA256SUMS`) lists the run
+/// in a chunk: the chunk held to its line there. `None` when the run is
+/// listed in `data/SHA256SUMS` itself, or not at all.
+fn run_listing(
+    site: &ReportSite,
+    records: &BTreeMap<String, String>,
+    run_path: &str,
+    out: &mut Vec<Receipt>,
+) -> Option<String> {
+    let claim = format!("site.run_sums in {RECORDS_SUMS}");
+    let (chunk, text) = match (chunk_for(records, run_path), &site.run_sums) {
+        (None, None) => return None,
+        (None, Some(_)) => {
+            out.push(Receipt::new(
+                "report",
+                claim,
+                "no chunk manifest: the run is listed in data/SHA256SUMS",
+                "a chunk manifest",
+                false,
+            ));
+            return None;
+        }
+        (Some(chunk), None) => {
+            out.push(Receipt::new(
+                "report",
+                claim,
+                format!("{DATA_DIR}/{chunk}"),
+                "the report carries no chunk manifest",
+                false,
+            ));
+            return None;
+        }
+        (Some(chunk), Some(text)) => (chunk, text),
+    };
+    let digest = sha256_hex(text.as_bytes());
+    let expected = records.get(&chunk).cloned().unwrap_or_default();
+    out.push(Receipt::new(
+        "report",
+        claim,
+        &expected,
+        &digest,
+        expected == digest,
+    ));
+    let (_, file) = run_record(run_path)?;
+    match parse_sums(text) {
+        Ok(mut listed) => listed.remove(file),
+        Err(e) => {
+            out.push(Receipt::new(
+                "report",
+                "site.run_sums",
+                "a SHA256SUMS file",
+                e.to_string(),
+                false,
+            ));
+            None
+        }
+    }
+}
+
 /// Assembles the report of run `run` of experiment directory `dir` from the
 /// published files it needs (paths under the records root): the experiment,
 /// task and run records and the objects the run names. `records_digest` is
 /// `sums` and `records_sums` are the site's `SHA256SUMS` and
-/// `data/SHA256SUMS`, which anchor the report to the site's root digest.
+/// `data/SHA256SUMS`, which anchor the report to the site's root digest;
+/// `run_sums` the chunk manifest listing the run, when there is one.
 /// The same function serves `receipts export` and the browser.
 pub fn assemble_report(
     files: &BTreeMap<String, Vec<u8>>,
@@ -262,6 +329,7 @@ pub fn assemble_report(
     run: &str,
     sums: &str,
     records_sums: &str,
+    run_sums: Option<&str>,
 ) -> Result<Report, String> {
     let text = |path: &str| -> Result<String, String> {
         let bytes = files
@@ -327,6 +395,7 @@ pub fn assemble_report(
             root_digest: sha256_hex(sums.as_bytes()),
             sums: sums.to_string(),
             records_sums: records_sums.to_string(),
+            run_sums: run_sums.map(str::to_string),
         }),
         claims: crate::model::ReportClaims {
             passed: verification.passed(),
