@@ -81,6 +81,9 @@ pub const REPLAY_JS: &str = "assets/replay.js";
 pub const WORKER_JS: &str = "assets/verify-worker.js";
 pub const GLUE_JS: &str = "assets/receipts_verifier.js";
 pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
+/// The full verifier: the lean one's checks, and imported records
+/// recomputed and RFC 3161 time stamps verified; the same glue loads it.
+pub const FULL_WASM: &str = "assets/receipts_verifier_full_bg.wasm";
 pub const RENDER_GLUE_JS: &str = "assets/receipts_render.js";
 pub const RENDER_WASM: &str = "assets/receipts_render_bg.wasm";
 
@@ -124,6 +127,10 @@ pub const ASSETS: &[(&str, &[u8])] = &[
     (
         WASM,
         include_bytes!("../../verifier-wasm/pkg/receipts_verifier_bg.wasm"),
+    ),
+    (
+        FULL_WASM,
+        include_bytes!("../../verifier-wasm/pkg/receipts_verifier_full_bg.wasm"),
     ),
     // The page check, built from render-wasm/ by the same script; loaded
     // only to verify a whole site.
@@ -178,7 +185,7 @@ impl Theme {
                 .with_context(|| format!("reading {}", path.display()))?;
         }
         for (path, bytes) in &mut theme.assets {
-            if [GLUE_JS, WASM, RENDER_GLUE_JS, RENDER_WASM].contains(&path.as_str()) {
+            if [GLUE_JS, WASM, FULL_WASM, RENDER_GLUE_JS, RENDER_WASM].contains(&path.as_str()) {
                 continue;
             }
             let file = dir.join(path.as_str());
@@ -241,16 +248,42 @@ pub struct VerifyScope {
     /// The control verifies the whole site, every page included: the page
     /// loads the page check (`render-wasm/`) too.
     pub pages: bool,
+    #[serde(skip)]
+    of: Scope,
+    /// The records among `files`, relative to the records root.
+    #[serde(skip)]
+    records: Vec<String>,
 }
 
 impl VerifyScope {
     pub fn of(scope: &Scope, files: &[String]) -> VerifyScope {
+        let records = files
+            .iter()
+            .filter_map(|f| f.strip_prefix("data/"))
+            .map(|r| r.strip_suffix(".gz").unwrap_or(r).to_string())
+            .collect();
         VerifyScope {
             scope: serde_json::to_string(scope).unwrap_or_default(),
             files: files.join(" "),
             pin: None,
             pages: matches!(scope, Scope::All) && files.is_empty(),
+            of: scope.clone(),
+            records,
         }
+    }
+
+    /// Whether the control needs the full verifier: among the records it
+    /// checks (those it names, or else those of the site that may need it,
+    /// `candidates`), one the lean verifier leaves out.
+    fn needs_full(&self, candidates: &[String]) -> bool {
+        let records = if self.files.is_empty() {
+            candidates
+        } else {
+            &self.records
+        };
+        records
+            .iter()
+            .any(|r| receipts_verifier::verify::needs_full(&self.of, r))
     }
 
     /// The page states the digest of `pin` (a run page, its record's) too.
@@ -297,6 +330,7 @@ struct Integrity {
     worker: String,
     glue: String,
     wasm: String,
+    full_wasm: String,
     render_glue: String,
     render_wasm: String,
 }
@@ -330,6 +364,7 @@ impl Renderer {
             worker: theme.integrity(WORKER_JS),
             glue: theme.integrity(GLUE_JS),
             wasm: theme.integrity(WASM),
+            full_wasm: theme.integrity(FULL_WASM),
             render_glue: theme.integrity(RENDER_GLUE_JS),
             render_wasm: theme.integrity(RENDER_WASM),
         };
@@ -358,6 +393,7 @@ impl Renderer {
             site => Value::from_serialize(&self.site),
             integrity => Value::from_serialize(&self.integrity),
             verify => Value::from_serialize(verify),
+            full_verifier => verify.needs_full(&self.site.full_records),
             simulated => simulated,
             ..Value::from_serialize(&context)
         };

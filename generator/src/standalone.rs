@@ -20,7 +20,7 @@ use base64::Engine as _;
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{format_sums, SUMS, VERIFIER_DIR};
 
-use crate::render::{Theme, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WASM, WORKER_JS};
+use crate::render::{Theme, FULL_WASM, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WORKER_JS};
 
 const INDEX: &str = include_str!("../../site-templates/standalone/index.html");
 const SCRIPT: &[u8] = include_bytes!("../../site-templates/standalone/standalone.js");
@@ -78,7 +78,8 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
         "about": format!("The standalone verifier's engine: receipts {version}'s worker and WebAssembly (the verifier and the page check), and the SHA-256 of the code a site of this version ships."),
         "version": version,
         "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
-        "wasm": base64(WASM),
+        // The full verifier: a site picked may hold imports or time stamps.
+        "wasm": base64(FULL_WASM),
         "render_wasm": base64(RENDER_WASM),
         "assets": shipped,
         "verifier": others,

@@ -21,6 +21,7 @@ const size = 64 * MIB;
 const repeats = 5;
 
 const wasm = readFileSync(join(site, "assets/receipts_verifier_bg.wasm"));
+const fullWasm = readFileSync(join(site, "assets/receipts_verifier_full_bg.wasm"));
 const renderWasm = readFileSync(join(site, "assets/receipts_render_bg.wasm"));
 const glue = readFileSync(join(site, "assets/receipts_verifier.js"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -128,6 +129,8 @@ console.log(JSON.stringify({
   chromium: version,
   wasm_bytes: wasm.length,
   wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length,
+  full_bytes: fullWasm.length,
+  full_gzip_bytes: gzipSync(fullWasm, { level: 9 }).length,
   render_bytes: renderWasm.length,
   render_gzip_bytes: gzipSync(renderWasm, { level: 9 }).length,
   sha_buffer_mib: size / MIB,

@@ -66,12 +66,19 @@ export async function verify(page, timeout = 120_000) {
 
 /** Serves `root`, opens `path` and verifies it; returns { result, problems }. */
 export async function verifyAt(browser, root, path) {
-  const server = await serve(root);
+  const { result, problems } = await verifyLogged(browser, root, path);
+  return { result, problems };
+}
+
+/** As `verifyAt`, also returning the paths the server was asked for (`log`). */
+export async function verifyLogged(browser, root, path) {
+  const log = [];
+  const server = await serve(root, { log });
   try {
     const { page, problems } = await open(browser, server.url + path);
     const result = await verify(page);
     await page.close();
-    return { result, problems };
+    return { result, problems, log };
   } finally {
     await server.close();
   }

@@ -10,8 +10,7 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 
-import { isManifestFailure, isPageFailure, launch, open, verify } from "./browser.mjs";
-import { serve } from "./server.mjs";
+import { isManifestFailure, isPageFailure, launch, verifyLogged as verifyWithLog } from "./browser.mjs";
 import { copySite, receipts, tempDir } from "./setup.mjs";
 
 // Whole seeds of the simulated grid (18 runs each), past 512: 16 chunks.
@@ -64,18 +63,8 @@ after(async () => {
   await browser?.close();
 });
 
-/** Serves `root`, verifies `path`; returns the result and the paths fetched. */
-async function verifyLogged(root, path) {
-  const log = [];
-  const server = await serve(root, { log });
-  try {
-    const { page, problems } = await open(browser, server.url + path);
-    const result = await verify(page);
-    await page.close();
-    return { result, problems, log };
-  } finally {
-    await server.close();
-  }
+function verifyLogged(root, path) {
+  return verifyWithLog(browser, root, path);
 }
 
 test("a run page verifies reading only the chunk that lists its record", async () => {

@@ -5,10 +5,10 @@
 // fails its digest.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { isManifestFailure, launch, verifyAt } from "./browser.mjs";
+import { isManifestFailure, launch, verifyAt, verifyLogged } from "./browser.mjs";
 import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
 
 const PAGE = "imports/I01/scorers.html";
@@ -59,6 +59,39 @@ test("a score flipped in the published record, or a byte of the kept log, fails"
   assert.equal(result.status, "failed", result.text);
   assert.ok(result.failures.filter(isManifestFailure).some((f) => f.startsWith(`data/objects/${log} | `)), result.failures.join("\n"));
   assert.ok(result.failures.some((f) => f.includes("I01/inspect/scorers.json: source")), result.failures.join("\n"));
+});
+
+test("an import's page loads the full verifier and a run's the lean one; pointed at the lean one, the import cannot pass", async () => {
+  const FULL = "/assets/receipts_verifier_full_bg.wasm";
+  const LEAN = "/assets/receipts_verifier_bg.wasm";
+  let { result, log } = await verifyLogged(browser, site, PAGE);
+  assert.equal(result.status, "verified", result.text);
+  assert.ok(log.includes(FULL) && !log.includes(LEAN), log.join(" "));
+  const RUN = "runs/E02-release-brief-careful-s2-ladder.html";
+  ({ result, log } = await verifyLogged(browser, site, RUN));
+  assert.equal(result.status, "verified", result.text);
+  assert.ok(log.includes(LEAN) && !log.includes(FULL), log.join(" "));
+
+  // A publisher points the import's page at the lean verifier, with its
+  // integrity value: the imported receipts are not recomputed, and say so.
+  const copy = copySite(site);
+  const lean = readFileSync(join(copy, RUN), "utf8").match(/data-wasm-src="[^"]*receipts_verifier_bg\.wasm" data-wasm-sri="([^"]+)"/);
+  assert.ok(lean, "the run page names the lean verifier");
+  const page = join(copy, PAGE);
+  const html = readFileSync(page, "utf8");
+  const edited = html.replace(/data-wasm-src="([^"]*)receipts_verifier_full_bg\.wasm" data-wasm-sri="[^"]+"/,
+    (_, dir) => `data-wasm-src="${dir}receipts_verifier_bg.wasm" data-wasm-sri="${lean[1]}"`);
+  assert.notEqual(edited, html);
+  writeFileSync(page, edited);
+  ({ result, log } = await verifyLogged(browser, copy, PAGE));
+  assert.ok(log.includes(LEAN) && !log.includes(FULL), log.join(" "));
+  assert.equal(result.status, "unchecked", result.text);
+  assert.equal(result.failed, 0);
+  // Every import of the directory the page verifies, each named.
+  const imports = readdirSync(join(copy, "data/I01/inspect")).filter((f) => f.endsWith(".json")).sort();
+  assert.ok(imports.includes("scorers.json"), imports.join(" "));
+  assert.deepEqual(result.failures.map((f) => f.split(" | ")[0]), imports.map((f) => `data/I01/inspect/${f}`));
+  for (const f of result.failures) assert.match(f, /checked by the full verifier/);
 });
 
 const TRACES_PAGE = "imports/I02/otel/agent.otlp.html";

@@ -203,28 +203,53 @@ test("a dropped report verifies, and a tampered one fails", async () => {
   }
 });
 
-test("the WebAssembly verifier gives byte-for-byte the native result", () => {
+/** Verifies every record of the site at `scope` with WebAssembly module
+ * `wasm` (an asset) through the site's glue, as the worker does; the JSON text. */
+function verifyWithModule(wasm, scope) {
   const glue = readFileSync(join(site, "assets/receipts_verifier.js"), "utf8");
   const context = vm.createContext({ console, TextDecoder, TextEncoder, WebAssembly, URL, FinalizationRegistry });
   // The no-modules glue declares `wasm_bindgen` with `let`; hand it out explicitly.
   vm.runInContext(`${glue}\nglobalThis.wasm_bindgen = wasm_bindgen;`, context);
   // The options object must come from the glue's own realm.
-  context.wasmBytes = new Uint8Array(readFileSync(join(site, "assets/receipts_verifier_bg.wasm")));
+  context.wasmBytes = new Uint8Array(readFileSync(join(site, "assets", wasm)));
   vm.runInContext("wasm_bindgen.initSync({ module: wasmBytes })", context);
   const bundle = new context.wasm_bindgen.Bundle();
   const data = join(site, "data");
-  const walk = (dir) => readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : [path];
-  });
-  for (const file of walk(data).sort()) {
-    const rel = relative(data, file).split("\\").join("/");
-    if (rel !== "SHA256SUMS") bundle.add(rel, readFileSync(file));
+  for (const rel of walk(data).sort()) {
+    if (rel !== "SHA256SUMS") bundle.add(rel, readFileSync(join(data, rel)));
   }
-  const wasm = bundle.verify(JSON.stringify({ scope: "all" }));
+  return bundle.verify(JSON.stringify(scope));
+}
+
+test("the WebAssembly verifier gives byte-for-byte the native result", () => {
+  const wasm = verifyWithModule("receipts_verifier_full_bg.wasm", { scope: "all" });
   const native = receipts(["verify", site, "--records-only", "--json"]).trimEnd();
   assert.ok(wasm.length > 10000);
   assert.equal(wasm, native);
+});
+
+test("the lean verifier gives the native result but for the imports, which it says it could not check", () => {
+  const lean = JSON.parse(verifyWithModule("receipts_verifier_bg.wasm", { scope: "all" }));
+  const native = JSON.parse(receipts(["verify", site, "--records-only", "--json"]));
+  const imports = walk(join(site, "data")).filter((p) => /^[^/]+\/(inspect|otel)\/[^/]+\.json$/.test(p)).sort();
+  assert.ok(imports.length >= 2, imports.join(" "));
+  const dirs = new Set(imports.map((p) => p.split("/")[0]));
+  const imported = (r) => dirs.has(r.subject.split("/")[0]);
+  assert.ok(native.receipts.filter(imported).length > 100);
+  assert.deepEqual(lean.receipts.filter((r) => !imported(r)), native.receipts.filter((r) => !imported(r)));
+  // One receipt an import, none of them a pass.
+  const left = lean.receipts.filter(imported);
+  assert.deepEqual(left.map((r) => r.subject), imports);
+  for (const r of left) {
+    assert.equal(r.status, "could_not_check", JSON.stringify(r));
+    assert.match(r.recomputed, /checked by the full verifier/);
+  }
+  assert.equal(lean.tally.could_not_check, native.tally.could_not_check + imports.length);
+  // A run's scope reaches no import: both verifiers agree byte for byte.
+  const run = { scope: "run", experiment: "E02", run: "E02-release-brief-careful-s2-ladder" };
+  const leanRun = verifyWithModule("receipts_verifier_bg.wasm", run);
+  assert.ok(JSON.parse(leanRun).receipts.length > 10);
+  assert.equal(leanRun, verifyWithModule("receipts_verifier_full_bg.wasm", run));
 });
 
 test("pages carry a strict Content-Security-Policy and load scripts with integrity", () => {

@@ -39,7 +39,7 @@ pub use study::*;
 
 use serde::Serialize;
 
-use receipts_verifier::verify::{Receipt, Status};
+use receipts_verifier::verify::{Receipt, Scope, Status};
 
 use crate::load::{Corpus, LoadedExperiment};
 
@@ -78,6 +78,10 @@ pub struct SiteInfo {
     pub verifier_digest: String,
     /// Run records are published gzipped (`--compress-records`).
     pub records_gzipped: bool,
+    /// The records a page's Verify needs the full verifier for when its
+    /// scope reaches them (imports, time stamps); the others load the lean one.
+    #[serde(skip)]
+    pub full_records: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -213,6 +217,12 @@ pub fn site_info(corpus: &Corpus, digests: Digests, records_gzipped: bool) -> Si
         root_digest: digests.root,
         verifier_digest: digests.verifier,
         records_gzipped,
+        full_records: corpus
+            .record_digests
+            .keys()
+            .filter(|r| receipts_verifier::verify::needs_full(&Scope::All, r))
+            .cloned()
+            .collect(),
     }
 }
 

@@ -204,8 +204,8 @@ fn imports(
     scope: &Scope,
     out: &mut Vec<Receipt>,
 ) {
-    use crate::inspect::{ImportedEval, INSPECT_DIR};
-    use crate::otel::{ImportedTraces, OTEL_DIR};
+    use crate::inspect::INSPECT_DIR;
+    use crate::otel::OTEL_DIR;
     for (path, bytes) in files {
         let Some((dir, rest)) = path.split_once('/') else {
             continue;
@@ -224,18 +224,48 @@ fn imports(
         if !wanted || name.contains('/') || files.contains_key(&format!("{dir}/experiment.json")) {
             continue;
         }
-        if kind == INSPECT_DIR {
-            if let Some(eval) = parse::<ImportedEval>(path, bytes, out) {
-                let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
-                out.extend(crate::inspect::verify_kept(path, &eval, log));
-            }
-        } else if kind == OTEL_DIR {
-            if let Some(traces) = parse::<ImportedTraces>(path, bytes, out) {
-                let kept = |sha: &str| objects.get(sha).cloned();
-                out.extend(crate::otel::verify_kept(path, &traces, &kept));
-            }
+        if kind == INSPECT_DIR || kind == OTEL_DIR {
+            out.extend(import(path, kind, bytes, objects));
         }
     }
+}
+
+/// The receipts of one imported record: recomputed against its original.
+#[cfg(feature = "full")]
+fn import(
+    path: &str,
+    kind: &str,
+    bytes: &[u8],
+    objects: &BTreeMap<String, Vec<u8>>,
+) -> Vec<Receipt> {
+    use crate::inspect::{ImportedEval, INSPECT_DIR};
+    use crate::otel::ImportedTraces;
+    let mut out = Vec::new();
+    if kind == INSPECT_DIR {
+        if let Some(eval) = parse::<ImportedEval>(path, bytes, &mut out) {
+            let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
+            out.extend(crate::inspect::verify_kept(path, &eval, log));
+        }
+    } else if let Some(traces) = parse::<ImportedTraces>(path, bytes, &mut out) {
+        let kept = |sha: &str| objects.get(sha).cloned();
+        out.extend(crate::otel::verify_kept(path, &traces, &kept));
+    }
+    out
+}
+
+/// The lean verifier leaves imports to the full one.
+#[cfg(not(feature = "full"))]
+fn import(
+    path: &str,
+    kind: &str,
+    _bytes: &[u8],
+    _objects: &BTreeMap<String, Vec<u8>>,
+) -> Vec<Receipt> {
+    vec![super::left_out(
+        path,
+        "recomputed from its original",
+        &format!("an imported {kind} record"),
+    )]
 }
 
 /// Where the documents are, under the records root.

@@ -8,6 +8,7 @@
 mod bundle;
 mod conduct;
 mod kinds;
+mod lean;
 pub use conduct::{is_conduct, MAX_TOKENS_PER_SECOND};
 mod experiment;
 mod grid;
@@ -34,6 +35,7 @@ pub use harness::{
     SuiteVerification,
 };
 pub use kinds::{Kind, Kinds, PUBLISHED, RENDERED};
+pub use lean::{left_out, needs_full, FULL};
 pub use published::{
     agrees, agrees_to, display, display_like, display_literal, judge, published_fields,
     values_agree, Precision, PublishedField, Verdict,

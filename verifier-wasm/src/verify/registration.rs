@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::anchor::{self, rfc3161, short, AnchorFiles};
+use crate::anchor::{short, AnchorFiles};
 use crate::model::{GIT_ANCHOR_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE};
 use crate::prereg::{preregistration_digest, registration_digest, rules_digest, task_digest};
 use crate::time::{self, UnixMillis};
@@ -250,10 +250,13 @@ fn anchors(
             format!("{TIMESTAMP_FILE} and {TSA_CERTIFICATE_FILE} go together; one is missing"),
             false,
         )),
+        #[cfg(not(feature = "full"))]
+        (Some(_), Some(_)) => out.push(super::left_out(&subject, claim, "a time stamp")),
+        #[cfg(feature = "full")]
         (Some(token), Some(certificate)) => {
-            let verified = anchor::digest_bytes(&p.sha256)
+            let verified = crate::anchor::digest_bytes(&p.sha256)
                 .ok_or_else(|| format!("the registration digest `{}` is not a SHA-256", p.sha256))
-                .and_then(|imprint| rfc3161::verify(token, certificate, &imprint));
+                .and_then(|imprint| crate::anchor::rfc3161::verify(token, certificate, &imprint));
             match verified {
                 Ok(stamp) => {
                     let signed_by = format!(

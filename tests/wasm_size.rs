@@ -1,0 +1,86 @@
+//! The WebAssembly modules a site carries stay within their budgets, raw
+//! and gzipped (deflate at its best level, as a static host serves them):
+//! a module that grows past its budget fails here, so growth is a choice
+//! made with its figure in BENCHMARKS.md, never noticed afterwards.
+//!
+//! The goal for the lean verifier, the one a run page fetches, is 150 KB raw
+//! and 60 KB gzipped; its budget below is what it is today, short of that
+//! goal (BENCHMARKS.md says by how much and where the bytes go). The bytes
+//! measured are the committed `pkg/` files, which the test run checks equal a
+//! fresh build of the source (`scripts/build-wasm --check`).
+
+mod common;
+
+use std::io::Write;
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+
+struct Budget {
+    /// The module, relative to the repository.
+    path: &'static str,
+    raw: usize,
+    gzip: usize,
+}
+
+const BUDGETS: &[Budget] = &[
+    // Every page but those below: the manifests, the records, every
+    // recomputed receipt but the two the full verifier adds.
+    Budget {
+        path: "verifier-wasm/pkg/receipts_verifier_bg.wasm",
+        raw: 1_200_000,
+        gzip: 445_000,
+    },
+    // Pages whose Verify reaches an imported record or an RFC 3161 time
+    // stamp, and the standalone verifier.
+    Budget {
+        path: "verifier-wasm/pkg/receipts_verifier_full_bg.wasm",
+        raw: 2_370_000,
+        gzip: 895_000,
+    },
+    // The page check, loaded only to verify a whole site.
+    Budget {
+        path: "render-wasm/pkg/receipts_render_bg.wasm",
+        raw: 5_450_000,
+        gzip: 2_000_000,
+    },
+];
+
+fn gzipped(bytes: &[u8]) -> usize {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    gz.write_all(bytes).expect("gzip");
+    gz.finish().expect("gzip").len()
+}
+
+#[test]
+fn each_module_stays_within_its_budget() {
+    let mut over = Vec::new();
+    for budget in BUDGETS {
+        let path = common::repo().join(budget.path);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (raw, gzip) = (bytes.len(), gzipped(&bytes));
+        eprintln!("{}: {raw} bytes, {gzip} gzipped", budget.path);
+        if raw > budget.raw || gzip > budget.gzip {
+            over.push(format!(
+                "{}: {raw} bytes ({} budgeted), {gzip} gzipped ({} budgeted)",
+                budget.path, budget.raw, budget.gzip
+            ));
+        }
+    }
+    assert!(over.is_empty(), "over budget:\n{}", over.join("\n"));
+}
+
+#[test]
+fn the_lean_verifier_is_at_most_half_the_full_one() {
+    let size = |p: &str| {
+        std::fs::metadata(common::repo().join(p))
+            .expect("module")
+            .len()
+    };
+    let lean = size(BUDGETS[0].path);
+    let full = size(BUDGETS[1].path);
+    assert!(
+        lean * 2 <= full + full / 20,
+        "lean {lean} bytes against full {full}: the split no longer pays"
+    );
+}
