@@ -142,8 +142,11 @@ var ReceiptsView = (function () {
   var marks = Array.prototype.slice.call(document.querySelectorAll("main [data-claim]"));
   var WORDS = { pass: "pass", fail: "fail", could_not_check: "could not check" };
   var SIGNS = { pass: "✓", fail: "✗", could_not_check: "?" };
+  // A mark's subject is its own data-subject or, left out, the nearest
+  // enclosing one's (a run page's facts name their record once).
   function markKey(el) {
-    return el.dataset.subject + "\u0000" + el.dataset.claim;
+    var named = el.closest("[data-subject]");
+    return (named ? named.dataset.subject : "") + "\u0000" + el.dataset.claim;
   }
   function marksPending() {
     marks.forEach(function (el) {

@@ -115,7 +115,7 @@ test("each hypothesis's trail leads by clicks to its rule, its figures, its runs
 
     // Runs → receipts: the run's outcome and its other marks, recomputed
     // here; the record they are recomputed from opens from the page.
-    const marks = await page.$$eval("main [data-claim]", (els) => els.map((e) => e.dataset.subject));
+    const marks = await page.$$eval("main [data-claim]", (els) => els.map((e) => e.closest("[data-subject]").dataset.subject));
     assert.ok(marks.some((s) => s.endsWith(`/${run}.json`)), `${run}: ${marks}`);
     await page.click("#verify-run");
     await page.waitForFunction(() => !["pending", "running"].includes(document.querySelector("#verify-summary").dataset.status));

@@ -271,7 +271,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         }
         let mut artifact = match self.write_artifact() {
             Some(a) => a,
-            None => return self.out_of_output(None),
+            None => return self.out_of_output(None, false),
         };
         let mut outcome = self.checks(Some(&artifact));
         for _ in 0..self.ctx.plan.drafts {
@@ -281,7 +281,11 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                     artifact = a;
                     outcome = self.checks(Some(&artifact));
                 }
-                None => return self.out_of_output(Some(artifact)),
+                // The last draft stays: the run's checks read it.
+                None => {
+                    let passed = outcome.iter().all(|c| c.passed);
+                    return self.out_of_output(Some(artifact), passed);
+                }
             }
         }
         let careful = self.cell.profile == "careful";
@@ -294,7 +298,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                         outcome = self.checks(Some(&artifact));
                         self.check_turn(&outcome);
                     }
-                    None => return self.out_of_output(Some(artifact)),
+                    None => return self.out_of_output(Some(artifact), false),
                 }
             }
         }
@@ -363,12 +367,13 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         self.finish_attempt(None, EndReason::TimeLimit, Some(&why))
     }
 
-    /// Ends the attempt because a reply hit the output budget.
-    fn out_of_output(&mut self, artifact: Option<FileRef>) -> (Attempt, bool) {
+    /// Ends the attempt because a reply hit the output budget, with the
+    /// artifact written before it, which `passed` its checks or not.
+    fn out_of_output(&mut self, artifact: Option<FileRef>, passed: bool) -> (Attempt, bool) {
         let why = "the output budget ran out while the model was reasoning";
         (
             self.finish_attempt(artifact, EndReason::OutputLimit, Some(why)),
-            false,
+            passed,
         )
     }
 

@@ -133,6 +133,9 @@ pub struct ExperimentPlan {
     /// Drafts the agent writes and checks before its final artifact: none in
     /// the sample; scale runs revise, as longer agent runs do.
     pub drafts: usize,
+    /// The registered limits of a run: its turns (per attempt) and wall time.
+    pub max_turns: u32,
+    pub max_run_ms: u64,
     /// Outcomes the plan fixes, by run id.
     pub forced: BTreeMap<String, bool>,
     /// The study stops after this many runs, for this reason.
@@ -184,8 +187,8 @@ impl ExperimentPlan {
 
     pub fn limits(&self) -> Limits {
         Limits {
-            max_turns: 12,
-            max_run_ms: 180_000,
+            max_turns: self.max_turns,
+            max_run_ms: self.max_run_ms,
             max_output_tokens: self.max_output_tokens,
             max_call_ms: None,
             max_cost_usd: None,
@@ -404,6 +407,8 @@ pub fn sample() -> Vec<ExperimentPlan> {
             "Stopping rule: the grid runs once; no cell is rerun unless it never reached the provider.".to_string(),
         ],
         drafts: 0,
+        max_turns: 12,
+        max_run_ms: 180_000,
         forced: BTreeMap::new(),
         stop: None,
         prices_version: "simulated-2026-10".to_string(),
@@ -664,6 +669,10 @@ pub fn scale(runs: usize) -> ExperimentPlan {
     plan.calibration = Vec::new();
     plan.grid = grid((1..=seeds).collect());
     plan.drafts = SCALE_DRAFTS;
+    // Drafting runs take longer: the registered limit is one they keep, as
+    // the sample's runs keep theirs, so a scale study passes its own receipts.
+    plan.max_turns = SCALE_MAX_TURNS;
+    plan.max_run_ms = SCALE_MAX_RUN_MS;
     // A study of one experiment: no rule reads another.
     plan.hypotheses.retain(|h| {
         receipts_verifier::verify::rule_policies(&h.rule)
@@ -675,3 +684,7 @@ pub fn scale(runs: usize) -> ExperimentPlan {
 
 /// Drafts per attempt in scale runs: with them a run averages about 12 turns.
 pub const SCALE_DRAFTS: usize = 3;
+
+/// The limits scale runs register: 24 turns an attempt, ten minutes a run.
+pub const SCALE_MAX_TURNS: u32 = 24;
+pub const SCALE_MAX_RUN_MS: u64 = 600_000;
