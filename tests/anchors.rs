@@ -184,29 +184,19 @@ fn a_time_stamp_before_the_first_call_backs_the_registration() {
     // page whose Verify reaches no time stamp (a run's never does) loads the lean one.
     let loads = |page: &str| {
         let html = fs::read_to_string(dir.path().join("site").join(page)).expect("page");
-        let at = html.find("data-wasm-src=\"").expect("a Verify control") + 15;
-        let src = &html[at..at + html[at..].find('"').expect("quoted")];
-        src.rsplit('/').next().unwrap_or_default().to_string()
+        let at = html.find("data-verifier=\"").expect("a Verify control") + 15;
+        html[at..at + html[at..].find('"').expect("quoted")].to_string()
     };
-    assert_eq!(
-        loads("experiments/E01.html"),
-        "receipts_verifier_full_bg.wasm"
-    );
+    assert_eq!(loads("experiments/E01.html"), "full");
     // E02's claims read E01's figures: its Verify verifies E01 too.
-    assert_eq!(
-        loads("experiments/E02.html"),
-        "receipts_verifier_full_bg.wasm"
-    );
-    assert_eq!(loads("experiments/E03.html"), "receipts_verifier_bg.wasm");
+    assert_eq!(loads("experiments/E02.html"), "full");
+    assert_eq!(loads("experiments/E03.html"), "lean");
     let run_page = fs::read_dir(dir.path().join("site/runs"))
         .expect("runs")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .find(|n| n.starts_with("E01-"))
         .expect("an E01 run page");
-    assert_eq!(
-        loads(&format!("runs/{run_page}")),
-        "receipts_verifier_bg.wasm"
-    );
+    assert_eq!(loads(&format!("runs/{run_page}")), "lean");
     // A third party checks the same token offline with openssl alone.
     run(Command::new("openssl")
         .args(["ts", "-verify", "-digest", &digest, "-in"])

@@ -144,7 +144,8 @@ fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_res
         "var receipts = checked.receipts.map(function (r) { r.status = \"pass\"; return r; });",
     );
     fs::write(&worker, &patched).expect("write");
-    // Every page's Subresource Integrity value for the worker, updated.
+    // The worker's Subresource Integrity value updated where verify.js
+    // carries it, and verify.js's own value updated on every page.
     use base64::Engine;
     let sri = |bytes: &[u8]| {
         use sha2::Digest;
@@ -153,11 +154,23 @@ fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_res
             base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes))
         )
     };
-    let index = fs::read_to_string(site.join("index.html")).expect("index");
-    let start = index.find("data-worker-sri=\"").expect("worker sri") + "data-worker-sri=\"".len();
-    let end = start + index[start..].find('"').expect("end");
-    let old = index[start..end].to_string();
-    let new = sri(patched.as_bytes());
+    let script = site.join("assets/verify.js");
+    let original = fs::read(&script).expect("verify.js");
+    let sealed = String::from_utf8(original.clone()).expect("utf-8");
+    let genuine_worker = {
+        let start = sealed
+            .find("\"worker\":{")
+            .expect("the worker in RECEIPTS_MODULES");
+        let at = start + sealed[start..].find("\"sri\":\"").expect("its sri") + "\"sri\":\"".len();
+        sealed[at..at + sealed[at..].find('"').expect("end")].to_string()
+    };
+    let resealed_script = sealed.replace(&genuine_worker, &sri(patched.as_bytes()));
+    assert_ne!(
+        resealed_script, sealed,
+        "verify.js names the worker's value"
+    );
+    fs::write(&script, &resealed_script).expect("write");
+    let (old, new) = (sri(&original), sri(resealed_script.as_bytes()));
     for page in files_ending(&site, ".html") {
         let text = fs::read_to_string(&page).expect("page");
         fs::write(&page, text.replace(&old, &new)).expect("write");
@@ -171,7 +184,8 @@ fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_res
     assert_exit(&out, 1, "patched worker");
     let text = stdout(&out);
     assert!(
-        text.contains("FAIL assets/verify-worker.js: the copy receipts"),
+        text.contains("FAIL assets/verify-worker.js: the copy receipts")
+            && text.contains("FAIL assets/verify.js: the copy receipts"),
         "{text}"
     );
     // Pinned to the genuine root digest: the pin fails too.

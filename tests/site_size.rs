@@ -33,18 +33,7 @@ fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> (u64, usize) {
 
 #[test]
 fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let scale = RUNS.to_string();
-    let out = receipts(
-        dir.path(),
-        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
-    );
-    assert_exit(&out, 0, "simulate");
-    let out = receipts(
-        dir.path(),
-        &["build", "--quiet", "--compress-records", "--out", "site"],
-    );
-    assert_exit(&out, 0, "build --compress-records");
+    let (dir, _) = site_of(RUNS);
     let site = dir.path().join("site");
     let (records, record_count) = files(&site.join("data/S01/runs"), |n| n.ends_with(".json.gz"));
     let (pages, page_count) = files(&site.join("runs"), |n| {
@@ -81,8 +70,8 @@ fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
             "<dt>Outcome</dt>".to_string(),
             "<dt>Receipts</dt>".to_string(),
             "<table class=\"attempts\">".to_string(),
-            format!("<a href=\"{record}\">"),
-            format!("<div id=\"replay\" data-record=\"{record}\""),
+            format!("<a id=\"record-link\" href=\"{record}\">"),
+            "<div id=\"replay\"".to_string(),
             "<noscript>".to_string(),
             "assets/replay.js".to_string(),
         ] {
@@ -94,6 +83,72 @@ fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
             "svg class=\"chart",
         ] {
             assert!(!page.contains(dropped), "{name} still has {dropped}");
+        }
+    }
+}
+
+/// Every file of a site built from a simulated study of `runs` runs, path
+/// relative to the site → bytes.
+fn site_of(runs: usize) -> (tempfile::TempDir, std::collections::BTreeMap<String, u64>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scale = runs.to_string();
+    let out = receipts(
+        dir.path(),
+        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
+    );
+    assert_exit(&out, 0, "simulate");
+    let out = receipts(
+        dir.path(),
+        &["build", "--quiet", "--compress-records", "--out", "site"],
+    );
+    assert_exit(&out, 0, "build --compress-records");
+    let site = dir.path().join("site");
+    let sizes = walkdir::WalkDir::new(&site)
+        .into_iter()
+        .map(|e| e.expect("walk"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(&site).expect("in the site");
+            let bytes = e.metadata().expect("metadata").len();
+            (rel.to_string_lossy().replace('\\', "/"), bytes)
+        })
+        .collect();
+    (dir, sizes)
+}
+
+/// The whole site, not only its run pages and records: what every further
+/// run adds (its page and record, its line in a chunk manifest, its row in
+/// the runs index and the experiment's page, its subjects in the statement),
+/// measured between 1,000 and 2,000 runs, and what does not grow with runs
+/// (the verifier, the assets, the other pages), shared by 100,000 runs,
+/// together fit 1 GB.
+#[test]
+fn a_hundred_thousand_runs_fit_one_gigabyte_whole_site_included() {
+    let (_small_dir, small) = site_of(RUNS);
+    let (_large_dir, large) = site_of(2 * RUNS);
+    let total = |sizes: &std::collections::BTreeMap<String, u64>| sizes.values().sum::<u64>();
+    let per_run = (total(&large) - total(&small)) / RUNS as u64;
+    let fixed = total(&small) - per_run * RUNS as u64;
+    let at_scale = fixed + per_run * 100_000;
+    // Where a further run's bytes go, by top-level directory or file.
+    let mut growth = std::collections::BTreeMap::<&str, i64>::new();
+    for (path, bytes) in &large {
+        let top = path.split('/').next().unwrap_or_default();
+        *growth.entry(top).or_default() += *bytes as i64;
+    }
+    for (path, bytes) in &small {
+        let top = path.split('/').next().unwrap_or_default();
+        *growth.entry(top).or_default() -= *bytes as i64;
+    }
+    assert!(
+        at_scale < 100_000 * BYTES_PER_RUN,
+        "100,000 runs would take {at_scale} bytes: {per_run} a run and {fixed} besides; \
+         a further 1,000 runs add {growth:?}"
+    );
+    // The verifier and the assets are the same whatever the study.
+    for (path, bytes) in &small {
+        if path.starts_with("assets/") || path.starts_with("verifier/") {
+            assert_eq!(large.get(path), Some(bytes), "{path}");
         }
     }
 }

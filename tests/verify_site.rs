@@ -511,13 +511,28 @@ fn page_scopes(site: &Path) -> Vec<(String, receipts_verifier::verify::Scope)> {
         };
         let rest = &html[start + "data-scope=\"".len()..];
         let attr = &rest[..rest.find('"').expect("end of attribute")];
-        let json = attr.replace("&quot;", "\"").replace("&amp;", "&");
         let rel = e
             .path()
             .strip_prefix(site)
             .expect("prefix")
             .display()
             .to_string();
+        // A compact run page: "run", its experiment beside, the run its own
+        // (as verify.js reads it).
+        let json = if attr == "run" {
+            let at = html
+                .find("data-experiment=\"")
+                .expect("the run's experiment")
+                + 17;
+            let experiment = &html[at..at + html[at..].find('"').expect("end")];
+            let run = rel
+                .strip_prefix("runs/")
+                .and_then(|r| r.strip_suffix(".html"))
+                .expect("a run's page");
+            serde_json::json!({ "scope": "run", "experiment": experiment, "run": run }).to_string()
+        } else {
+            attr.replace("&quot;", "\"").replace("&amp;", "&")
+        };
         let scope = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{rel}: {e}: {json}"));
         scopes.push((rel, scope));
     }

@@ -303,7 +303,7 @@ fn render(
         not_passing: not_passing.clone(),
     };
     let statement = manifest::statement(&staging.digests(), predicate);
-    staging.write(STATEMENT, &json_bytes(&statement)?)?;
+    staging.write(STATEMENT, &statement_bytes(&statement)?)?;
     timer.lap("write");
     let receipts = match keep {
         Keep::All => verified.receipts().cloned().collect(),
@@ -326,10 +326,27 @@ fn render(
     Ok((report, staging, fresh))
 }
 
-fn json_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value).context("serializing")?;
-    bytes.push(b'\n');
-    Ok(bytes)
+/// The statement with one subject a line: a site of 100,000 runs names
+/// 200,000 files, which pretty-printed take half as many bytes again.
+fn statement_bytes(statement: &manifest::Statement<SitePredicate>) -> Result<Vec<u8>> {
+    fn json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
+        serde_json::to_string(value).context("serializing")
+    }
+    let mut out = String::from("{\n  \"_type\": ");
+    out += &json(&statement.type_)?;
+    out += ",\n  \"subject\": [";
+    for (i, subject) in statement.subject.iter().enumerate() {
+        out += if i == 0 { "\n    " } else { ",\n    " };
+        out += &json(subject)?;
+    }
+    out += "\n  ],\n  \"predicateType\": ";
+    out += &json(&statement.predicate_type)?;
+    out += ",\n  \"predicate\": ";
+    // JSON strings hold no raw line breaks: each one is the pretty layout's.
+    let predicate = serde_json::to_string_pretty(&statement.predicate).context("serializing")?;
+    out += &predicate.replace('\n', "\n  ");
+    out += "\n}\n";
+    Ok(out.into_bytes())
 }
 
 fn progress_bar(runs: usize, quiet: bool) -> ProgressBar {

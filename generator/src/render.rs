@@ -166,12 +166,45 @@ impl Theme {
 
     #[cfg(feature = "cli")]
     pub fn embedded() -> Theme {
-        Theme {
+        let mut theme = Theme {
             templates: embedded_templates(),
             assets: ASSETS
                 .iter()
                 .map(|(p, b)| (p.to_string(), b.to_vec()))
                 .collect(),
+        };
+        theme.seal_modules();
+        theme
+    }
+
+    /// Writes into `assets/verify.js`, ahead of its code, where the
+    /// verifier's modules are and their Subresource Integrity values: a
+    /// page pins `verify.js` by its own integrity value, and through it
+    /// every module its Verify loads, instead of naming each one itself.
+    #[cfg(feature = "cli")]
+    fn seal_modules(&mut self) {
+        let modules: std::collections::BTreeMap<&str, serde_json::Value> = [
+            ("worker", WORKER_JS),
+            ("glue", GLUE_JS),
+            ("lean", WASM),
+            ("full", FULL_WASM),
+            ("renderGlue", RENDER_GLUE_JS),
+            ("renderWasm", RENDER_WASM),
+        ]
+        .into_iter()
+        .map(|(name, path)| {
+            let module = serde_json::json!({ "src": path, "sri": self.integrity(path) });
+            (name, module)
+        })
+        .collect();
+        let table = serde_json::to_string(&modules).unwrap_or_default();
+        if let Some((_, bytes)) = self.assets.iter_mut().find(|(p, _)| p == VERIFY_JS) {
+            let head = format!(
+                "// The verifier's modules, relative to the site's root, with their\n\
+                 // Subresource Integrity values (written by the build).\n\
+                 var RECEIPTS_MODULES = {table};\n"
+            );
+            *bytes = [head.as_bytes(), bytes.as_slice()].concat();
         }
     }
 
@@ -191,6 +224,7 @@ impl Theme {
             let file = dir.join(path.as_str());
             *bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         }
+        theme.seal_modules();
         Ok(theme)
     }
 
@@ -320,19 +354,14 @@ fn escape_html(out: &mut Output, state: &State, value: &Value) -> Result<(), Err
     }
 }
 
-/// The Subresource Integrity values every page carries for the verifier.
+/// The Subresource Integrity values of the scripts pages load (`verify.js`
+/// carries those of the verifier's modules).
 #[derive(Debug, Clone, Serialize)]
 struct Integrity {
     verify: String,
     runs: String,
     compare: String,
     replay: String,
-    worker: String,
-    glue: String,
-    wasm: String,
-    full_wasm: String,
-    render_glue: String,
-    render_wasm: String,
 }
 
 pub struct Renderer {
@@ -361,12 +390,6 @@ impl Renderer {
             runs: theme.integrity(RUNS_JS),
             compare: theme.integrity(COMPARE_JS),
             replay: theme.integrity(REPLAY_JS),
-            worker: theme.integrity(WORKER_JS),
-            glue: theme.integrity(GLUE_JS),
-            wasm: theme.integrity(WASM),
-            full_wasm: theme.integrity(FULL_WASM),
-            render_glue: theme.integrity(RENDER_GLUE_JS),
-            render_wasm: theme.integrity(RENDER_WASM),
         };
         Ok(Renderer {
             env,

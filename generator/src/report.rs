@@ -32,11 +32,13 @@ pub fn export(
             format!("no run has the id `{run_id}`"),
         ));
     };
-    let (run, _) = read_run(corpus, loaded, index)?;
+    // The record as it holds it: a built site may publish it gzipped.
+    let (run, run_bytes) = read_run(corpus, loaded, index)?;
+    let run_path = format!("{}/runs/{}.json", loaded.dir, run.id);
+    let mut files = BTreeMap::from([(run_path.clone(), run_bytes)]);
     let mut paths = vec![
         format!("{}/experiment.json", loaded.dir),
         format!("{TASKS_DIR}/{}.json", run.task),
-        format!("{}/runs/{}.json", loaded.dir, run.id),
     ];
     if let Some(task) = corpus.tasks.get(&run.task) {
         paths.extend(
@@ -50,7 +52,6 @@ pub fn export(
             .into_iter()
             .map(|d| format!("{OBJECTS_DIR}/{d}")),
     );
-    let mut files = BTreeMap::new();
     for path in paths {
         let name = format!("{}/{path}", corpus.records_name);
         let bytes = std::fs::read(corpus.records_dir.join(&path))
@@ -66,7 +67,6 @@ pub fn export(
             crate::build::root_manifest(&manifests.digest(), &code)
         }
     };
-    let run_path = format!("{}/runs/{}.json", loaded.dir, run.id);
     let top = parse_sums(&manifests.top).unwrap_or_default();
     let run_sums = chunk_for(&top, &run_path).and_then(|c| manifests.chunks.get(&c));
     assemble_report(

@@ -190,7 +190,9 @@
   }
 
   out.dataset.status = "loading";
-  record(out.dataset.record).then(draw).catch(function (e) {
+  // The record is the one the page links (its Record).
+  var link = document.getElementById("record-link");
+  record(out.dataset.record || (link ? link.getAttribute("href") : "")).then(draw).catch(function (e) {
     out.textContent = "";
     out.appendChild(el("p", "The replay could not be drawn: " + e.message, "fail"));
     out.dataset.status = "error";

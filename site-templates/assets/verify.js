@@ -100,8 +100,28 @@ var ReceiptsView = (function () {
   "use strict";
 
   var panel = document.getElementById("verify");
-  if (!panel || !panel.dataset.workerSrc || !window.Worker || !window.WebAssembly || !window.fetch) {
+  if (!panel || !panel.dataset.verifier || typeof RECEIPTS_MODULES !== "object" || !window.Worker || !window.WebAssembly || !window.fetch) {
     return;
+  }
+  // A compact page (a run's, in a site of many runs) leaves the control's
+  // markup to this script: built here as other pages carry it.
+  if (!document.getElementById("verify-run")) {
+    var make = function (tag, attrs, text, parent) {
+      var el = document.createElement(tag);
+      Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+      if (text) el.textContent = text;
+      parent.appendChild(el);
+      return el;
+    };
+    make("p", { "class": "verify-title", id: "verify-heading" }, "Verify this page", panel);
+    var line = make("p", {}, "", panel);
+    make("button", { id: "verify-run", type: "button" }, "Recompute this page's receipts in this browser", line);
+    make("progress", { id: "verify-progress", hidden: "", value: "0", max: "1" }, "", line);
+    make("p", { id: "verify-summary", role: "status", "aria-live": "polite", "data-status": "pending", "data-checked": "0", "data-failed": "0" }, "Not verified yet.", panel);
+    var about = make("p", { "class": "verify-about" }, "", panel);
+    make("a", { href: panel.dataset.root + "verify.html#what-a-pass-here-proves" }, "What this checks, and what a pass assumes", about);
+    make("div", { id: "verify-results" }, "", panel);
+    panel.setAttribute("aria-labelledby", "verify-heading");
   }
   var button = document.getElementById("verify-run");
   var progress = document.getElementById("verify-progress");
@@ -181,13 +201,20 @@ var ReceiptsView = (function () {
   // The worker's code is fetched with Subresource Integrity and started from
   // a blob, with the wasm-bindgen glue in front of it, and on a page that
   // verifies the whole site the page check's glue too (its WebAssembly is
-  // fetched by the worker only then).
-  var checksPages = !!panel.dataset.renderGlueSrc;
+  // fetched by the worker only then). Where each module is and its integrity
+  // value come from RECEIPTS_MODULES, which the build writes at the top of
+  // this file; the page names only which verifier its Verify needs.
+  var checksPages = panel.dataset.checksPages === "true";
+  function module(name) {
+    var m = RECEIPTS_MODULES[name];
+    return { url: abs(panel.dataset.root + m.src), integrity: m.sri };
+  }
   var workerPromise = null;
   function startWorker() {
     if (!workerPromise) {
       var load = function (name) {
-        return fetch(abs(panel.dataset[name + "Src"]), { integrity: panel.dataset[name + "Sri"] }).then(function (r) {
+        var m = module(name);
+        return fetch(m.url, { integrity: m.integrity }).then(function (r) {
           if (!r.ok) throw new Error(r.status + " " + r.statusText + " for " + r.url);
           return r.text();
         });
@@ -237,10 +264,13 @@ var ReceiptsView = (function () {
         }
       };
       worker.onerror = function (e) { fail(e.message || "the worker stopped"); };
-      job.wasm = abs(panel.dataset.wasmSrc);
-      job.wasmIntegrity = panel.dataset.wasmSri;
+      // A page names "lean" or "full"; anything but "full" loads the lean
+      // one, which names what it leaves unchecked.
+      var wasm = module(panel.dataset.verifier === "full" ? "full" : "lean");
+      job.wasm = wasm.url;
+      job.wasmIntegrity = wasm.integrity;
       if (checksPages && job.type === "site") {
-        job.render = { url: abs(panel.dataset.renderWasmSrc), integrity: panel.dataset.renderWasmSri };
+        job.render = module("renderWasm");
       }
       worker.postMessage(job);
     }).catch(function (e) { fail(e.message); });
@@ -265,22 +295,54 @@ var ReceiptsView = (function () {
   var shownRoot = document.getElementById("root-digest");
   var shownRecord = document.getElementById("record-digest");
 
+  // The scope the page names: as JSON, or on a compact run page "run" with
+  // the run's experiment, the run being the page's own (runs/<id>.html).
+  function pageScope() {
+    var scope = panel.dataset.scope;
+    if (scope !== "run") return JSON.parse(scope);
+    var run = /^runs\/([^/]+)\.html$/.exec(panel.dataset.page);
+    return { scope: "run", experiment: panel.dataset.experiment, run: run ? run[1] : "" };
+  }
+
+  // The record whose digest the page shows: named, or on a compact run
+  // page the run's record among the files its Verify fetches.
+  function pinPath() {
+    if (panel.dataset.pinPath) return panel.dataset.pinPath;
+    if (panel.dataset.scope !== "run" || !panel.dataset.files) return null;
+    var scope = pageScope();
+    var record = "data/" + scope.experiment + "/runs/" + scope.run + ".json";
+    return panel.dataset.files.split(" ").filter(function (f) {
+      return f === record || f === record + ".gz";
+    })[0] || null;
+  }
+
   button.addEventListener("click", function () {
     run({
       expectRoot: expectedRoot(),
       type: "site",
       base: abs(panel.dataset.root),
-      scope: JSON.parse(panel.dataset.scope),
+      scope: pageScope(),
       files: panel.dataset.files ? panel.dataset.files.split(" ") : null,
       gzipped: panel.dataset.recordsGzipped === "true",
       page: panel.dataset.page,
       shownRoot: shownRoot ? shownRoot.textContent.trim() : null,
       // The digests checked are the ones the reader sees.
-      pin: panel.dataset.pinPath && shownRecord ? { path: panel.dataset.pinPath, digest: shownRecord.textContent.trim() } : null
+      pin: pinPath() && shownRecord ? { path: pinPath(), digest: shownRecord.textContent.trim() } : null
     });
   });
 
-  // Copy buttons beside the digests a page shows.
+  // Copy buttons beside the digests a page shows (a compact page leaves the
+  // root digest's to this script).
+  Array.prototype.forEach.call(document.querySelectorAll("code.digest#root-digest"), function (code) {
+    if (document.querySelector('button.copy[data-copy="' + code.id + '"]')) return;
+    var copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy";
+    copy.dataset.copy = code.id;
+    copy.hidden = true;
+    copy.textContent = "Copy";
+    code.after(" ", copy);
+  });
   Array.prototype.forEach.call(document.querySelectorAll("button.copy[data-copy]"), function (copy) {
     var source = document.getElementById(copy.dataset.copy);
     if (!source || !navigator.clipboard) return;
@@ -304,6 +366,16 @@ var ReceiptsView = (function () {
   });
 
   var exportButton = document.getElementById("export-report");
+  var recordLink = document.getElementById("record-link");
+  if (!exportButton && recordLink && panel.dataset.scope === "run") {
+    exportButton = document.createElement("button");
+    exportButton.id = "export-report";
+    exportButton.type = "button";
+    exportButton.dataset.dir = pageScope().experiment;
+    exportButton.dataset.run = pageScope().run;
+    exportButton.textContent = "Export the report file";
+    recordLink.after(" ", exportButton);
+  }
   if (exportButton) {
     exportButton.hidden = false;
     exportButton.addEventListener("click", function () {

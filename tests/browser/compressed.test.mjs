@@ -67,7 +67,35 @@ test("run records are published gzipped, and only so", () => {
   assert.equal(records.get(`E02/runs/${RUN}.json`), sha256(gunzipSync(readFileSync(join(site, RECORD)))));
   assert.ok(![...records.keys()].some((p) => p.endsWith(".gz")), "no record is listed under its .gz name");
   assert.ok(html.includes(`Record digest <code class="digest" id="record-digest">${records.get(`E02/runs/${RUN}.json`)}</code>`));
-  assert.ok(html.includes(`data-pin-path="${RECORD}"`));
+  // A compact page pins its run's record without naming it twice: the
+  // record is the run's among the files its Verify fetches.
+  assert.ok(!html.includes("data-pin-path="));
+  assert.ok(html.includes(`data-scope="run" data-experiment="E02"`));
+  assert.ok(html.includes(` ${RECORD} `), "the record among data-files");
+});
+
+test("a compact run page's script builds its Verify control, the copy button and the export, which writes the report the command writes", async () => {
+  const html = readFileSync(join(site, PAGE), "utf8");
+  for (const left of ['id="verify-run"', 'id="export-report"', 'class="copy"']) {
+    assert.ok(!html.includes(left), `${left} is left to the script`);
+  }
+  const server = await serve(site);
+  try {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${PAGE}`);
+    await page.waitForSelector("#verify:not([hidden]) #verify-run");
+    assert.equal(await page.textContent("#verify-summary"), "Not verified yet.");
+    assert.equal(await page.getAttribute("#verify .verify-about a", "href"), "../verify.html#what-a-pass-here-proves");
+    assert.equal(await page.locator('button.copy[data-copy="root-digest"]').count(), 1);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-report")]);
+    const fromBrowser = readFileSync(await download.path(), "utf8");
+    const fromCommand = receipts(["export", RUN, "--root", site, "--out", "-"]);
+    assert.equal(fromBrowser, fromCommand);
+    await context.close();
+  } finally {
+    await server.close();
+  }
 });
 
 test("the whole compressed site verifies, as many receipts as natively", async () => {

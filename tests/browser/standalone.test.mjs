@@ -109,20 +109,28 @@ test("a wrong pin fails, a malformed one is refused", async () => {
   }
 });
 
-/** Patches the site's worker to pass every receipt, updates every page's
- * integrity value for it and reseals SHA256SUMS, as a forger would. */
+/** Patches the site's worker to pass every receipt, updates its integrity
+ * value in verify.js and verify.js's on every page, and reseals SHA256SUMS,
+ * as a forger would. */
 function patchVerifier(copy) {
   const file = join(copy, "assets/verify-worker.js");
   const before = readFileSync(file);
   const patched = Buffer.concat([before, Buffer.from("\n// every receipt passes\n")]);
   writeFileSync(file, patched);
   const sri = (b) => "sha384-" + createHash("sha384").update(b).digest("base64");
+  const script = join(copy, "assets/verify.js");
+  const scriptBefore = readFileSync(script);
+  const scriptPatched = Buffer.from(scriptBefore.toString("utf8").replace(sri(before), sri(patched)));
+  assert.notDeepEqual(scriptPatched, scriptBefore, "verify.js names the worker's integrity value");
+  writeFileSync(script, scriptPatched);
   const walk = (dir) => readdirSync(dir).flatMap((n) => statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]);
   for (const page of walk(copy).filter((p) => p.endsWith(".html"))) {
-    writeFileSync(page, readFileSync(page, "utf8").replaceAll(sri(before), sri(patched)));
+    writeFileSync(page, readFileSync(page, "utf8").replaceAll(sri(scriptBefore), sri(scriptPatched)));
   }
   const sums = join(copy, "SHA256SUMS");
-  writeFileSync(sums, readFileSync(sums, "utf8").replace(sha256(before), sha256(patched)));
+  writeFileSync(sums, readFileSync(sums, "utf8")
+    .replace(sha256(before), sha256(patched))
+    .replace(sha256(scriptBefore), sha256(scriptPatched)));
 }
 
 test("a patched verifier with its integrity values updated and SHA256SUMS resealed fails", async () => {
@@ -131,7 +139,7 @@ test("a patched verifier with its integrity values updated and SHA256SUMS reseal
   const unpinned = (await verifySiteAt(copy)).result;
   assert.equal(unpinned.status, "failed", unpinned.text);
   const code = (failures) => failures.filter((f) => !isPageFailure(f)).map((f) => f.split(" | ")[0]).sort();
-  assert.deepEqual(code(unpinned.failures), ["assets/verify-worker.js"]);
+  assert.deepEqual(code(unpinned.failures), ["assets/verify-worker.js", "assets/verify.js"]);
   assert.match(unpinned.failures.find((f) => !isPageFailure(f)), /the copy receipts \S+ ships/);
   // Resealing SHA256SUMS changed the root digest, which every page shows:
   // no page is what the records render to with the new one.
@@ -139,7 +147,7 @@ test("a patched verifier with its integrity values updated and SHA256SUMS reseal
   assert.ok(pages.length > 100 && pages.every((f) => f.includes(root)), pages.slice(0, 3).join("\n"));
   const pinned = (await verifySiteAt(copy, root)).result;
   assert.equal(pinned.status, "failed");
-  assert.deepEqual(code(pinned.failures), ["SHA256SUMS", "assets/verify-worker.js"]);
+  assert.deepEqual(code(pinned.failures), ["SHA256SUMS", "assets/verify-worker.js", "assets/verify.js"]);
   // Native verify fails it too.
   let exit = 0;
   try {

@@ -257,7 +257,13 @@ test("pages carry a strict Content-Security-Policy and load scripts with integri
   assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval';[^"]*object-src 'none'/);
   assert.match(html, /<script src="\.\.\/assets\/verify\.js" integrity="sha384-[A-Za-z0-9+/=]+" defer><\/script>/);
   assert.doesNotMatch(html, /<script>/, "no inline script");
-  assert.match(html, /data-wasm-sri="sha384-/);
+  // The verifier's modules are pinned through verify.js, which names each
+  // with its integrity value; the page names which verifier it needs.
+  assert.match(html, /data-verifier="lean"/);
+  const script = readFileSync(join(site, "assets/verify.js"), "utf8");
+  for (const name of ["worker", "glue", "lean", "full", "renderGlue", "renderWasm"]) {
+    assert.match(script, new RegExp(`"${name}":\\{"src":"assets/[^"]+","sri":"sha384-[A-Za-z0-9+/=]+"\\}`), name);
+  }
 });
 
 test("a root digest given in the address is checked", async () => {
@@ -478,12 +484,20 @@ test("a patched worker with its integrity values, SHA256SUMS and every page's ro
   const patched = Buffer.concat([before, Buffer.from("\n// every receipt passes\n")]);
   writeFileSync(file, patched);
   const sri = (b) => "sha384-" + createHash("sha384").update(b).digest("base64");
+  // verify.js carries the worker's integrity value; the pages carry verify.js's.
+  const script = join(copy, "assets/verify.js");
+  const scriptBefore = readFileSync(script);
+  const scriptPatched = Buffer.from(scriptBefore.toString("utf8").replace(sri(before), sri(patched)));
+  assert.notDeepEqual(scriptPatched, scriptBefore, "verify.js names the worker's integrity value");
+  writeFileSync(script, scriptPatched);
   const sumsFile = join(copy, "SHA256SUMS");
-  writeFileSync(sumsFile, readFileSync(sumsFile, "utf8").replace(sha256(before), sha256(patched)));
+  writeFileSync(sumsFile, readFileSync(sumsFile, "utf8")
+    .replace(sha256(before), sha256(patched))
+    .replace(sha256(scriptBefore), sha256(scriptPatched)));
   const resealed = sha256(readFileSync(sumsFile));
   for (const page of walk(copy).filter((p) => p.endsWith(".html") && !p.startsWith("verifier/"))) {
     const path = join(copy, page);
-    writeFileSync(path, readFileSync(path, "utf8").replaceAll(sri(before), sri(patched)).replaceAll(root, resealed));
+    writeFileSync(path, readFileSync(path, "utf8").replaceAll(sri(scriptBefore), sri(scriptPatched)).replaceAll(root, resealed));
   }
   // Consistent: every page follows from the records and the code listed.
   const unpinned = (await verifyPage(copy, "verify.html")).result;

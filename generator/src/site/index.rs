@@ -95,14 +95,21 @@ pub fn compact(r: &RunRow) -> Compact {
         r.policy.clone(),
         r.tiers.clone(),
         r.passed,
-        r.cost.low,
-        r.cost.high,
+        to_nano_dollars(r.cost.low),
+        to_nano_dollars(r.cost.high),
         r.time_s,
         r.replaces.clone(),
         r.verified.clone(),
         r.truncated,
         r.lost_usage,
     )
+}
+
+/// A cost as the index sorts and shows it (to $0.0001), kept to the
+/// billionth of a dollar: a sum of per-call costs such as
+/// 0.006150720000000001 is written 0.00615072.
+fn to_nano_dollars(cost: f64) -> f64 {
+    (cost * 1e9).round() / 1e9
 }
 
 /// Splits the rows into pages, with the choices the filters offer.
