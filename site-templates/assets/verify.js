@@ -296,32 +296,43 @@ var ReceiptsView = (function () {
   var shownRecord = document.getElementById("record-digest");
 
   // The scope the page names: as JSON, or on a compact run page "run" with
-  // the run's experiment, the run being the page's own (runs/<id>.html).
+  // the run's experiment, the run being the page's own (runs/<id>.html, the
+  // page this browser is showing): a page that names no run, or another
+  // page's, cannot be verified as one.
   function pageScope() {
     var scope = panel.dataset.scope;
     if (scope !== "run") return JSON.parse(scope);
-    var run = /^runs\/([^/]+)\.html$/.exec(panel.dataset.page);
-    return { scope: "run", experiment: panel.dataset.experiment, run: run ? run[1] : "" };
+    var run = /^runs\/([^/]+)\.html$/.exec(panel.dataset.page || "");
+    var shown = decodeURIComponent(window.location.pathname.split("/").pop() || "").replace(/\.html$/, "");
+    if (!run || !panel.dataset.experiment) throw new Error("the page names no run to verify");
+    if (run[1] !== shown) throw new Error("the page names run " + run[1] + " but is the page of " + shown);
+    return { scope: "run", experiment: panel.dataset.experiment, run: run[1] };
   }
 
   // The record whose digest the page shows: named, or on a compact run
-  // page the run's record among the files its Verify fetches.
+  // page always the run's record, fetched or not: a record left out of the
+  // files the page names fails as a record that could not be read.
   function pinPath() {
     if (panel.dataset.pinPath) return panel.dataset.pinPath;
-    if (panel.dataset.scope !== "run" || !panel.dataset.files) return null;
+    if (panel.dataset.scope !== "run") return null;
     var scope = pageScope();
-    var record = "data/" + scope.experiment + "/runs/" + scope.run + ".json";
-    return panel.dataset.files.split(" ").filter(function (f) {
-      return f === record || f === record + ".gz";
-    })[0] || null;
+    var gz = panel.dataset.recordsGzipped === "true" ? ".gz" : "";
+    return "data/" + scope.experiment + "/runs/" + scope.run + ".json" + gz;
   }
 
   button.addEventListener("click", function () {
+    var scope;
+    try {
+      scope = pageScope();
+    } catch (e) {
+      fail(e.message);
+      return;
+    }
     run({
       expectRoot: expectedRoot(),
       type: "site",
       base: abs(panel.dataset.root),
-      scope: pageScope(),
+      scope: scope,
       files: panel.dataset.files ? panel.dataset.files.split(" ") : null,
       gzipped: panel.dataset.recordsGzipped === "true",
       page: panel.dataset.page,
@@ -367,12 +378,20 @@ var ReceiptsView = (function () {
 
   var exportButton = document.getElementById("export-report");
   var recordLink = document.getElementById("record-link");
+  var exportScope = null;
   if (!exportButton && recordLink && panel.dataset.scope === "run") {
+    try {
+      exportScope = pageScope();
+    } catch (e) {
+      exportScope = null;
+    }
+  }
+  if (exportScope) {
     exportButton = document.createElement("button");
     exportButton.id = "export-report";
     exportButton.type = "button";
-    exportButton.dataset.dir = pageScope().experiment;
-    exportButton.dataset.run = pageScope().run;
+    exportButton.dataset.dir = exportScope.experiment;
+    exportButton.dataset.run = exportScope.run;
     exportButton.textContent = "Export the report file";
     recordLink.after(" ", exportButton);
   }

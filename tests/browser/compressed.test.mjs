@@ -130,6 +130,36 @@ test("a run page verifies its gzipped record against the digest it shows", async
   ]) {
     assert.ok(result.receipts.includes(expected), `${expected} in ${result.receipts.join("\n")}`);
   }
+  // The run's own receipts are recomputed: its scope is the page's run.
+  const outcome = new RegExp(`^✓ (data/)?E02/runs/${RUN}\\.json: outcome`);
+  assert.ok(result.receipts.some((r) => outcome.test(r)), result.receipts.join("\n"));
+});
+
+test("a compact page that leaves its record out of its files, or stands for another run, does not verify", async () => {
+  const copy = copySite(site);
+  const file = join(copy, PAGE);
+  const html = readFileSync(file, "utf8");
+  const digest = sha256(gunzipSync(readFileSync(join(site, RECORD))));
+  // The record left out of the files the page names, and another digest
+  // shown: the pin still reads the run's record, which was not fetched.
+  const other = "0".repeat(64);
+  const dropped = html.replace(` ${RECORD} `, " ").replace(`id="record-digest">${digest}<`, `id="record-digest">${other}<`);
+  assert.notEqual(dropped, html);
+  writeFileSync(file, dropped);
+  {
+    const { result } = await verifyPage(copy, PAGE);
+    assert.equal(result.status, "failed", result.text);
+    assert.ok(result.failures.some((f) => f.includes(`digest of ${RECORD} shown on the page`)), result.failures.join("\n"));
+  }
+  // The page of one run served as another's: it names a run that is not
+  // the page's, and verifies nothing.
+  const OTHER = "runs/E02-release-brief-careful-s2-always-large.html";
+  writeFileSync(join(copy, OTHER), html);
+  {
+    const { result } = await verifyPage(copy, OTHER);
+    assert.equal(result.status, "error", result.text);
+    assert.match(result.text, new RegExp(`names run ${RUN} but is the page of E02-release-brief-careful-s2-always-large`));
+  }
 });
 
 test("the compare page reads gzipped records", async () => {
