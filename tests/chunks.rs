@@ -25,15 +25,7 @@ const RUNS: usize = 612;
 fn built() -> &'static Path {
     static SITE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, site) = SITE.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let scale = RUNS.to_string();
-        let out = receipts(
-            dir.path(),
-            &["simulate", "--quiet", "--out", ".", "--scale", &scale],
-        );
-        assert_exit(&out, 0, "simulate");
-        let out = receipts(dir.path(), &["build", "--quiet", "--out", "site"]);
-        assert_exit(&out, 0, "build");
+        let dir = common::simulated_site(RUNS, &[]);
         let site = dir.path().join("site");
         (dir, site)
     });

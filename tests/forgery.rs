@@ -133,19 +133,12 @@ fn a_number_edited_on_a_page_fails_even_with_every_digest_resealed() {
     }
 }
 
-#[test]
-fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_resealed() {
-    let dir = built();
-    let site = dir.path().join("site");
-    let genuine = root_digest(&site);
-    let worker = site.join("assets/verify-worker.js");
-    let patched = fs::read_to_string(&worker).expect("worker").replace(
-        "var receipts = checked.receipts;",
-        "var receipts = checked.receipts.map(function (r) { r.status = \"pass\"; return r; });",
-    );
-    fs::write(&worker, &patched).expect("write");
-    // The worker's Subresource Integrity value updated where verify.js
-    // carries it, and verify.js's own value updated on every page.
+/// Replaces the site's asset `path`, which `RECEIPTS_MODULES` names as
+/// `module`, with `patched`, and reseals as a forger would: its Subresource
+/// Integrity value where verify.js carries it, verify.js's own value on
+/// every page, and SHA256SUMS; the resealed root digest.
+fn reseal_patched_module(site: &Path, module: &str, path: &str, patched: &[u8]) -> String {
+    fs::write(site.join(path), patched).expect("write");
     use base64::Engine;
     let sri = |bytes: &[u8]| {
         use sha2::Digest;
@@ -157,25 +150,42 @@ fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_res
     let script = site.join("assets/verify.js");
     let original = fs::read(&script).expect("verify.js");
     let sealed = String::from_utf8(original.clone()).expect("utf-8");
-    let genuine_worker = {
+    let genuine_module = {
         let start = sealed
-            .find("\"worker\":{")
-            .expect("the worker in RECEIPTS_MODULES");
+            .find(&format!("\"{module}\":{{"))
+            .unwrap_or_else(|| panic!("{module} in RECEIPTS_MODULES"));
         let at = start + sealed[start..].find("\"sri\":\"").expect("its sri") + "\"sri\":\"".len();
         sealed[at..at + sealed[at..].find('"').expect("end")].to_string()
     };
-    let resealed_script = sealed.replace(&genuine_worker, &sri(patched.as_bytes()));
-    assert_ne!(
-        resealed_script, sealed,
-        "verify.js names the worker's value"
-    );
+    let resealed_script = sealed.replace(&genuine_module, &sri(patched));
+    assert_ne!(resealed_script, sealed, "verify.js names {module}'s value");
     fs::write(&script, &resealed_script).expect("write");
     let (old, new) = (sri(&original), sri(resealed_script.as_bytes()));
-    for page in files_ending(&site, ".html") {
+    for page in files_ending(site, ".html") {
         let text = fs::read_to_string(&page).expect("page");
         fs::write(&page, text.replace(&old, &new)).expect("write");
     }
-    let resealed = reseal(&site);
+    reseal(site)
+}
+
+#[test]
+fn a_patched_verifier_fails_with_its_integrity_values_updated_and_everything_resealed() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let worker = site.join("assets/verify-worker.js");
+    let original = fs::read_to_string(&worker).expect("worker");
+    let patched = original.replace(
+        "var marks = marksFor(job.marks, recomputed);",
+        "receipts.forEach(function (r) { r.status = \"pass\"; }); var marks = marksFor(job.marks, recomputed);",
+    );
+    assert_ne!(patched, original, "the patch applies");
+    let resealed = reseal_patched_module(
+        &site,
+        "worker",
+        "assets/verify-worker.js",
+        patched.as_bytes(),
+    );
     assert_ne!(resealed, genuine, "the assets are in the root manifest");
 
     // Unpinned: the asset is not the copy this binary ships, and the pages
@@ -724,5 +734,39 @@ fn a_failing_claim_shown_as_passing_fails_on_its_page_even_resealed() {
     assert!(
         text.contains("FAIL data/E02/summary.json: headline: [88.9%](#E02.ladder.pass_rate_pct)"),
         "{text}"
+    );
+}
+
+/// The core verifier, which every page's Verify loads first and which alone
+/// checks a page without records, swapped for another module (here the
+/// lean verifier, which exports the same checks) with every value resealed:
+/// it is not the copy this binary ships, and the genuine pin fails.
+#[test]
+fn a_swapped_core_verifier_fails_with_everything_resealed() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let genuine = root_digest(&site);
+    let other = fs::read(site.join("assets/receipts_verifier_bg.wasm")).expect("lean");
+    let resealed = reseal_patched_module(
+        &site,
+        "core",
+        "assets/receipts_verifier_core_bg.wasm",
+        &other,
+    );
+    assert_ne!(resealed, genuine);
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "swapped core");
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL assets/receipts_verifier_core_bg.wasm: the copy receipts")
+            && text.contains("FAIL assets/verify.js: the copy receipts"),
+        "{text}"
+    );
+    let out = verify(&site, &["--expect-root", &genuine]);
+    assert_exit(&out, 1, "swapped core, pinned");
+    assert!(
+        stdout(&out).contains(&format!("FAIL SHA256SUMS: root digest: recorded {genuine}")),
+        "{}",
+        stdout(&out)
     );
 }

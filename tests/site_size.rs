@@ -90,18 +90,7 @@ fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
 /// Every file of a site built from a simulated study of `runs` runs, path
 /// relative to the site → bytes.
 fn site_of(runs: usize) -> (tempfile::TempDir, std::collections::BTreeMap<String, u64>) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let scale = runs.to_string();
-    let out = receipts(
-        dir.path(),
-        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
-    );
-    assert_exit(&out, 0, "simulate");
-    let out = receipts(
-        dir.path(),
-        &["build", "--quiet", "--compress-records", "--out", "site"],
-    );
-    assert_exit(&out, 0, "build --compress-records");
+    let dir = common::simulated_site(runs, &["--compress-records"]);
     let site = dir.path().join("site");
     let sizes = walkdir::WalkDir::new(&site)
         .into_iter()

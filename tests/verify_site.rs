@@ -487,10 +487,21 @@ fn records(site: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .filter(|e| e.file_type().is_file())
         .map(|e| {
             let rel = e.path().strip_prefix(&data).expect("prefix");
-            (
-                rel.to_string_lossy().replace('\\', "/"),
-                fs::read(e.path()).expect("read"),
-            )
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let bytes = fs::read(e.path()).expect("read");
+            // A record published gzipped, as the browser reads it: the record it holds.
+            match rel.strip_suffix(".gz") {
+                Some(record) => {
+                    let mut text = Vec::new();
+                    std::io::Read::read_to_end(
+                        &mut flate2::read::GzDecoder::new(bytes.as_slice()),
+                        &mut text,
+                    )
+                    .expect("gunzip");
+                    (record.to_string(), text)
+                }
+                None => (rel, bytes),
+            }
         })
         .collect()
 }
@@ -543,19 +554,47 @@ fn page_scopes(site: &Path) -> Vec<(String, receipts_verifier::verify::Scope)> {
 /// page of an honest site must then pass, whatever the other experiments'
 /// figures the study names (a page verifying E01 alone once failed the
 /// study's figures that read E02).
+///
+/// Built both ways: with full pages, and with records gzipped and compact
+/// run pages, whose scope is "run" and the page's own run.
 #[test]
 fn every_page_passes_the_scope_it_verifies() {
-    let dir = built();
-    let site = dir.path().join("site");
-    let files = records(&site);
-    let scopes = page_scopes(&site);
+    for compress in [false, true] {
+        let dir = sample_copy();
+        let args: &[&str] = if compress {
+            &["build", "--quiet", "--compress-records"]
+        } else {
+            &["build", "--quiet"]
+        };
+        let out = receipts(dir.path(), args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        every_page_passes_its_scope(&dir.path().join("site"), compress);
+    }
+}
+
+fn every_page_passes_its_scope(site: &Path, compact: bool) {
+    let files = records(site);
+    let scopes = page_scopes(site);
     assert!(
         scopes.len() > 200,
         "{} pages with a Verify panel",
         scopes.len()
     );
+    let runs = scopes
+        .iter()
+        .filter(|(_, s)| matches!(s, receipts_verifier::verify::Scope::Run { .. }))
+        .count();
+    assert!(runs > 50, "{runs} run pages");
     let mut experiments = 0;
     for (page, scope) in &scopes {
+        if compact && page.starts_with("runs/") && page != "runs/index.html" {
+            assert!(
+                fs::read_to_string(site.join(page))
+                    .expect("page")
+                    .contains("data-scope=\"run\" data-experiment="),
+                "{page}: not a compact page"
+            );
+        }
         if matches!(scope, receipts_verifier::verify::Scope::Experiment { .. }) {
             experiments += 1;
         }
@@ -567,6 +606,17 @@ fn every_page_passes_the_scope_it_verifies() {
             .map(|r| format!("{}: {}: {}", r.subject, r.claim, r.recomputed))
             .collect();
         assert!(failing.is_empty(), "{page} ({scope:?}): {failing:#?}");
+        // A run page's scope reaches its run: a scope naming nothing there
+        // would pass with nothing recomputed.
+        if let receipts_verifier::verify::Scope::Run { run, .. } = scope {
+            assert!(
+                result
+                    .receipts
+                    .iter()
+                    .any(|r| r.subject.ends_with(&format!("/runs/{run}.json"))),
+                "{page}: nothing of run {run} recomputed"
+            );
+        }
     }
     assert_eq!(experiments, 4, "the four experiment pages");
 }

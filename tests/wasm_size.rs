@@ -3,11 +3,12 @@
 //! a module that grows past its budget fails here, so growth is a choice
 //! made with its figure in BENCHMARKS.md, never noticed afterwards.
 //!
-//! The goal for the lean verifier, the one a run page fetches, is 150 KB raw
-//! and 60 KB gzipped; its budget below is what it is today, short of that
-//! goal (BENCHMARKS.md says by how much and where the bytes go). The bytes
-//! measured are the committed `pkg/` files, which the test run checks equal a
-//! fresh build of the source (`scripts/build-wasm --check`).
+//! The core verifier, which every page's Verify loads first, is held to the
+//! goal of 150 KB raw and 60 KB gzipped; the budgets of the modules loaded
+//! after it, only by pages that need them, are what they are today
+//! (BENCHMARKS.md says where their bytes go). The bytes measured are the
+//! committed `pkg/` files, which the test run checks equal a fresh build of
+//! the source (`scripts/build-wasm --check`).
 
 mod common;
 
@@ -24,8 +25,8 @@ struct Budget {
 }
 
 const BUDGETS: &[Budget] = &[
-    // Every page but those below: the manifests, the records, every
-    // recomputed receipt but the two the full verifier adds.
+    // Every page but those below, after the core: every recomputed receipt
+    // but the two the full verifier adds.
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_bg.wasm",
         raw: 1_200_000,
@@ -37,6 +38,13 @@ const BUDGETS: &[Budget] = &[
         path: "verifier-wasm/pkg/receipts_verifier_full_bg.wasm",
         raw: 2_370_000,
         gzip: 895_000,
+    },
+    // Every page, first: the manifest checks and SHA-256; the only module
+    // a page without records to recompute loads.
+    Budget {
+        path: "verifier-wasm/pkg/receipts_verifier_core_bg.wasm",
+        raw: 150_000,
+        gzip: 60_000,
     },
     // The page check, loaded only to verify a whole site.
     Budget {

@@ -79,6 +79,12 @@ pub const RUNS_JS: &str = "assets/runs.js";
 pub const COMPARE_JS: &str = "assets/compare.js";
 pub const REPLAY_JS: &str = "assets/replay.js";
 pub const WORKER_JS: &str = "assets/verify-worker.js";
+/// The core verifier: the manifest checks and SHA-256, which every page's
+/// Verify loads first, with its own glue (global `receipts_core`).
+pub const CORE_GLUE_JS: &str = "assets/receipts_verifier_core.js";
+pub const CORE_WASM: &str = "assets/receipts_verifier_core_bg.wasm";
+/// The lean verifier: the core's checks and the receipts recomputed from
+/// the records, loaded only by a Verify that has records to recompute.
 pub const GLUE_JS: &str = "assets/receipts_verifier.js";
 pub const WASM: &str = "assets/receipts_verifier_bg.wasm";
 /// The full verifier: the lean one's checks, and imported records
@@ -120,6 +126,14 @@ pub const ASSETS: &[(&str, &[u8])] = &[
     ),
     // The verifier, built from verifier-wasm/ by scripts/build-wasm; the test
     // run checks that these bytes equal a fresh build of the source.
+    (
+        CORE_GLUE_JS,
+        include_bytes!("../../verifier-wasm/pkg/receipts_verifier_core.js"),
+    ),
+    (
+        CORE_WASM,
+        include_bytes!("../../verifier-wasm/pkg/receipts_verifier_core_bg.wasm"),
+    ),
     (
         GLUE_JS,
         include_bytes!("../../verifier-wasm/pkg/receipts_verifier.js"),
@@ -185,6 +199,8 @@ impl Theme {
     fn seal_modules(&mut self) {
         let modules: std::collections::BTreeMap<&str, serde_json::Value> = [
             ("worker", WORKER_JS),
+            ("coreGlue", CORE_GLUE_JS),
+            ("core", CORE_WASM),
             ("glue", GLUE_JS),
             ("lean", WASM),
             ("full", FULL_WASM),
@@ -218,7 +234,17 @@ impl Theme {
                 .with_context(|| format!("reading {}", path.display()))?;
         }
         for (path, bytes) in &mut theme.assets {
-            if [GLUE_JS, WASM, FULL_WASM, RENDER_GLUE_JS, RENDER_WASM].contains(&path.as_str()) {
+            if [
+                CORE_GLUE_JS,
+                CORE_WASM,
+                GLUE_JS,
+                WASM,
+                FULL_WASM,
+                RENDER_GLUE_JS,
+                RENDER_WASM,
+            ]
+            .contains(&path.as_str())
+            {
                 continue;
             }
             let file = dir.join(path.as_str());

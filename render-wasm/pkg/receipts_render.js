@@ -139,28 +139,32 @@ let receipts_render = (function(exports) {
             wasm.__wbg_manifests_free(ptr, 0);
         }
         /**
-         * The site's code against the copies this verifier ships (`shipped`:
-         * JSON, path → SHA-256), for a site built by `built_by`, this being `ours`.
-         * @param {string} shipped
+         * The site's code against the copies this verifier ships (`paths[i]`
+         * has SHA-256 `digests[i]`), for a site built by `built_by`, this being `ours`.
+         * @param {string[]} paths
+         * @param {string[]} digests
          * @param {string | null | undefined} built_by
          * @param {string} ours
          */
-        against_shipped(shipped, built_by, ours) {
-            let ptr0, len0, ptr1, len1, ptr2, len2;
+        against_shipped(paths, digests, built_by, ours) {
+            let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
             try {
-                ptr0 = passStringToWasm0(shipped, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                ptr0 = passArrayJsValueToWasm0(paths, wasm.__wbindgen_malloc);
                 len0 = WASM_VECTOR_LEN;
-                ptr1 = isLikeNone(built_by) ? 0 : passStringToWasm0(built_by, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                ptr1 = passArrayJsValueToWasm0(digests, wasm.__wbindgen_malloc);
                 len1 = WASM_VECTOR_LEN;
-                ptr2 = passStringToWasm0(ours, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                ptr2 = isLikeNone(built_by) ? 0 : passStringToWasm0(built_by, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                 len2 = WASM_VECTOR_LEN;
+                ptr3 = passStringToWasm0(ours, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len3 = WASM_VECTOR_LEN;
             } catch (e) {
+                if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
                 if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
-                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                if (ptr1) { wasm.__externref_drop_slice(ptr1, len1); wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+                if (ptr0) { wasm.__externref_drop_slice(ptr0, len0); wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
                 throw e;
             }
-            const ret = wasm.manifests_against_shipped(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+            const ret = wasm.manifests_against_shipped(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
             if (ret[1]) {
                 throw takeFromExternrefTable0(ret[0]);
             }
@@ -492,31 +496,23 @@ let receipts_render = (function(exports) {
     exports.SitePages = SitePages;
 
     /**
-     * Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
      * Receipts counted by what they hold the site to, in words, from their
-     * claims (a JSON array of strings): the same account `receipts verify`
-     * gives.
-     * @param {string} claims
+     * claims: the same account `receipts verify` gives.
+     * @param {string[]} claims
      * @returns {string}
      */
     function describe_claims(claims) {
-        let deferred3_0;
-        let deferred3_1;
+        let deferred2_0;
+        let deferred2_1;
         try {
-            const ptr0 = passStringToWasm0(claims, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const ptr0 = passArrayJsValueToWasm0(claims, wasm.__wbindgen_malloc);
             const len0 = WASM_VECTOR_LEN;
             const ret = wasm.describe_claims(ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
-            if (ret[3]) {
-                ptr2 = 0; len2 = 0;
-                throw takeFromExternrefTable0(ret[2]);
-            }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
+            deferred2_0 = ret[0];
+            deferred2_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
         } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+            wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
         }
     }
     exports.describe_claims = describe_claims;
@@ -563,6 +559,7 @@ let receipts_render = (function(exports) {
     exports.parse_pin = parse_pin;
 
     /**
+     * Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
      * @param {string} text
      * @returns {string}
      */
@@ -692,6 +689,14 @@ let receipts_render = (function(exports) {
                 const ret = Error(getStringFromWasm0(arg0, arg1));
                 return ret;
             },
+            __wbg___wbindgen_string_get_7ce8eee7fd327545: function(arg0, arg1) {
+                const obj = arg1;
+                const ret = typeof(obj) === 'string' ? obj : undefined;
+                var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                var len1 = WASM_VECTOR_LEN;
+                getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+                getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
+            },
             __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
                 throw new Error(getStringFromWasm0(arg0, arg1));
             },
@@ -720,6 +725,20 @@ let receipts_render = (function(exports) {
         ? { register: () => {}, unregister: () => {} }
         : new FinalizationRegistry(ptr => wasm.__wbg_sitepages_free(ptr, 1));
 
+    function addToExternrefTable0(obj) {
+        const idx = wasm.__externref_table_alloc();
+        wasm.__wbindgen_externrefs.set(idx, obj);
+        return idx;
+    }
+
+    let cachedDataViewMemory0 = null;
+    function getDataViewMemory0() {
+        if (cachedDataViewMemory0 === null || cachedDataViewMemory0.buffer.detached === true || (cachedDataViewMemory0.buffer.detached === undefined && cachedDataViewMemory0.buffer !== wasm.memory.buffer)) {
+            cachedDataViewMemory0 = new DataView(wasm.memory.buffer);
+        }
+        return cachedDataViewMemory0;
+    }
+
     function getStringFromWasm0(ptr, len) {
         ptr = ptr >>> 0;
         return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
@@ -741,6 +760,16 @@ let receipts_render = (function(exports) {
         const ptr = malloc(arg.length * 1, 1) >>> 0;
         getUint8ArrayMemory0().set(arg, ptr / 1);
         WASM_VECTOR_LEN = arg.length;
+        return ptr;
+    }
+
+    function passArrayJsValueToWasm0(array, malloc) {
+        const ptr = malloc(array.length * 4, 4) >>> 0;
+        for (let i = 0; i < array.length; i++) {
+            const add = addToExternrefTable0(array[i]);
+            getDataViewMemory0().setUint32(ptr + 4 * i, add, true);
+        }
+        WASM_VECTOR_LEN = array.length;
         return ptr;
     }
 
@@ -813,6 +842,7 @@ let receipts_render = (function(exports) {
         wasmInstance = instance;
         wasm = instance.exports;
         wasmModule = module;
+        cachedDataViewMemory0 = null;
         cachedUint8ArrayMemory0 = null;
         wasm.__wbindgen_start();
         return wasm;

@@ -1,9 +1,27 @@
-// The verification worker. The wasm-bindgen glue (`wasm_bindgen`) is
-// prepended to this file when the page starts the worker, and, on a page
-// that verifies the whole site, the page check's glue (`receipts_render`).
-/* global wasm_bindgen, receipts_render */
+// The verification worker. The wasm-bindgen glue of the core verifier
+// (`receipts_core`) and of the verifier that recomputes receipts
+// (`wasm_bindgen`) are prepended to this file when the page starts the
+// worker, and, on a page that verifies the whole site, the page check's glue
+// (`receipts_render`).
+/* global wasm_bindgen, receipts_core, receipts_render */
 "use strict";
 
+// The core verifier (the manifest checks and SHA-256), loaded for every job.
+// The standalone verifier carries one verifier, the full one, which holds
+// the core's entry points too and serves as both.
+var core = null;
+var coreReady = null;
+function initCore(job) {
+  if (!coreReady) {
+    coreReady = job.core && typeof receipts_core !== "undefined"
+      ? receipts_core({ module_or_path: fetch(job.core.url, { integrity: job.core.integrity }) }).then(function () { return receipts_core; })
+      : init(job).then(function () { return wasm_bindgen; });
+  }
+  return coreReady.then(function (c) { core = c; });
+}
+
+// The verifier that recomputes receipts from records, lean or full as the
+// page names: loaded only by a job that has records to recompute.
 var ready = null;
 function init(job) {
   if (!ready) {
@@ -149,9 +167,17 @@ function published(rel, gzipped) {
 // SHA256SUMS, SHA256SUMS against the pin, the digests the page shows), then
 // every receipt of the records in scope recomputed.
 function verifySite(job) {
-  var bundle = new wasm_bindgen.Bundle();
+  // The recomputing verifier and its bundle, once there are records to
+  // recompute. A page that names records among its files fetches it at
+  // once, beside the manifests; otherwise it is fetched when the manifests
+  // list records in scope.
+  if (job.files && job.files.some(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; })) {
+    // A failure to load it is reported when the records need it.
+    init(job).catch(function () { return null; });
+  }
+  var bundleReady = null;
   var manifests = null;
-  var pin = job.expectRoot === null ? null : wasm_bindgen.parse_pin(job.expectRoot);
+  var pin = job.expectRoot === null ? null : core.parse_pin(job.expectRoot);
   var shownRecord = null;
   var listed = null;
   // Verifying the whole site checks every page too: the records and assets
@@ -161,8 +187,8 @@ function verifySite(job) {
   // The paths fetched, as found (a run record's `.gz` name when it is gzipped).
   var read = {};
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
-    manifests = new wasm_bindgen.Manifests(sumsBytes, pin);
-    listed = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(sumsBytes)));
+    manifests = new core.Manifests(sumsBytes, pin);
+    listed = JSON.parse(core.parse_sums(new TextDecoder().decode(sumsBytes)));
     return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
       manifests.file("data/SHA256SUMS", bytes);
       // A page that names its files fetches only the chunk manifests that
@@ -177,8 +203,8 @@ function verifySite(job) {
         });
       } else {
         paths = [];
-        Object.keys(JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(bytes)))).forEach(function (rel) {
-          if (wasm_bindgen.is_chunk(rel)) chunks["data/" + rel] = true;
+        Object.keys(JSON.parse(core.parse_sums(new TextDecoder().decode(bytes)))).forEach(function (rel) {
+          if (core.is_chunk(rel)) chunks["data/" + rel] = true;
           else if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
         });
       }
@@ -193,7 +219,7 @@ function verifySite(job) {
         var dir = path.slice(5, path.lastIndexOf("/runs/"));
         var runs = {};
         // A chunk that is not a manifest fails above; it lists no records.
-        try { runs = JSON.parse(wasm_bindgen.parse_sums(new TextDecoder().decode(fetched))); } catch (e) { /* named by its receipt */ }
+        try { runs = JSON.parse(core.parse_sums(new TextDecoder().decode(fetched))); } catch (e) { /* named by its receipt */ }
         Object.keys(runs).forEach(function (file) {
           var rel = dir + "/runs/" + file;
           if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
@@ -201,6 +227,10 @@ function verifySite(job) {
         return null;
       }, progress).then(function () {
         paths.sort();
+        // The recomputing verifier loads while the records are fetched.
+        if (paths.some(function (p) { return p.indexOf("data/") === 0; })) {
+          bundleReady = init(job).then(function () { return new wasm_bindgen.Bundle(); });
+        }
         return fetchAll(job.base, paths, function (path, fetched) {
           read[path] = true;
           if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
@@ -216,12 +246,14 @@ function verifySite(job) {
             manifests.record(rel, undefined, undefined);
             return null;
           }
-          var added = addRecord(bundle, path, fetched, function (p, record) {
-            manifests.record(rel, record, undefined);
-            if (job.pin && job.pin.path === path) shownRecord = wasm_bindgen.sha256_hex(record);
-          });
-          return added && added.catch(function (e) {
-            manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
+          return bundleReady.then(function (bundle) {
+            var added = addRecord(bundle, path, fetched, function (p, record) {
+              manifests.record(rel, record, undefined);
+              if (job.pin && job.pin.path === path) shownRecord = core.sha256_hex(record);
+            });
+            return added && added.catch(function (e) {
+              manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
+            });
           });
         }, function (done, total) {
           progress(done, total);
@@ -234,7 +266,7 @@ function verifySite(job) {
     if (!source || job.scope.scope !== "all" || job.files) return;
     Object.keys(source).sort().forEach(function (path) {
       if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS" && !read[path]) {
-        if (wasm_bindgen.is_chunk(path.slice(5))) manifests.chunk(path.slice(5), source[path], undefined);
+        if (core.is_chunk(path.slice(5))) manifests.chunk(path.slice(5), source[path], undefined);
         else manifests.record(path.slice(5), source[path], undefined);
       }
     });
@@ -248,27 +280,43 @@ function verifySite(job) {
     }).catch(function () {
       return undefined;
     }).then(function (builtBy) {
-      manifests.against_shipped(JSON.stringify(shippedDigests(job.shipped.code)), builtBy, job.shipped.version);
+      var shipped = shippedDigests(job.shipped.code);
+      var paths = Object.keys(shipped).sort();
+      manifests.against_shipped(paths, paths.map(function (p) { return shipped[p]; }), builtBy, job.shipped.version);
     });
   }).then(function () {
     var root = manifests.root_digest();
     if (job.shownRoot) manifests.shown(job.page, "SHA256SUMS", job.shownRoot, root);
     if (job.pin && job.pin.path) manifests.shown(job.page, job.pin.path, job.pin.digest, shownRecord || "the record could not be read");
     var checked = JSON.parse(manifests.finish(job.scope.scope === "all" && !job.files));
-    var receipts = checked.receipts;
-    var recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
-    var marks = marksFor(job.marks, recomputed.receipts);
-    recomputed.receipts.forEach(function (r) {
-      r.subject = "data/" + r.subject;
-      receipts.push(r);
+    // A job without records recomputes nothing: the recomputation of no
+    // files has no receipts (verify::bundle's tests hold it to that).
+    return (bundleReady || Promise.resolve(null)).then(function (bundle) {
+      var recomputed = { receipts: [] };
+      if (bundle) {
+        recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
+        bundle.free();
+      }
+      var pageFiles = kept;
+      kept = null;
+      return finishSite(job, root, pin, checked.receipts, recomputed.receipts, pageFiles, listed);
     });
-    bundle.free();
-    var pages = checksPages ? checkPages(job, kept, listed, root) : Promise.resolve([]);
-    kept = null;
-    return pages.then(function (pageReceipts) {
-      receipts = receipts.concat(pageReceipts);
-      return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts), marks: marks });
-    });
+  });
+}
+
+// The manifest checks' receipts and those recomputed (paths under data/
+// made the site's), with the page check's when the whole site is verified.
+function finishSite(job, root, pin, receipts, recomputed, kept, listed) {
+  var checksPages = !!job.render && job.scope.scope === "all" && !job.files;
+  var marks = marksFor(job.marks, recomputed);
+  recomputed.forEach(function (r) {
+    r.subject = "data/" + r.subject;
+    receipts.push(r);
+  });
+  var pages = checksPages ? checkPages(job, kept, listed, root) : Promise.resolve([]);
+  return pages.then(function (pageReceipts) {
+    receipts = receipts.concat(pageReceipts);
+    return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts), marks: marks });
   });
 }
 
@@ -296,10 +344,10 @@ function marksFor(keys, receipts) {
 function shippedDigests(code) {
   var digests = {};
   Object.keys(code.digests).forEach(function (p) { digests[p] = code.digests[p]; });
-  digests["verifier/engine.js"] = wasm_bindgen.sha256_hex(new TextEncoder().encode(code.engine));
+  digests["verifier/engine.js"] = core.sha256_hex(new TextEncoder().encode(code.engine));
   var sums = Object.keys(digests).filter(function (p) { return p.indexOf("verifier/") === 0; }).sort()
     .map(function (p) { return digests[p] + "  " + p.slice("verifier/".length) + "\n"; }).join("");
-  digests["verifier/SHA256SUMS"] = wasm_bindgen.sha256_hex(new TextEncoder().encode(sums));
+  digests["verifier/SHA256SUMS"] = core.sha256_hex(new TextEncoder().encode(sums));
   return digests;
 }
 
@@ -340,7 +388,7 @@ function forPage(result) {
   var all = result.receipts;
   result.count = all.length;
   // Counted by what they hold the site to, as `receipts verify` counts them.
-  result.kinds = wasm_bindgen.describe_claims(JSON.stringify(all.map(function (r) { return r.claim; })));
+  result.kinds = core.describe_claims(all.map(function (r) { return r.claim; }));
   result.not_passing = all.filter(function (r) { return r.status !== "pass"; });
   result.receipts = all.length <= SHOW_ALL ? all : null;
   return result;
@@ -361,7 +409,7 @@ function exportReport(job) {
       throw new Error("the site's SHA256SUMS and data/SHA256SUMS could not be fetched");
     }
     // An experiment of many runs lists them in chunks: the report carries the run's.
-    var chunk = wasm_bindgen.record_chunk(manifests["data/SHA256SUMS"], job.dir + "/runs/" + job.run + ".json");
+    var chunk = core.record_chunk(manifests["data/SHA256SUMS"], job.dir + "/runs/" + job.run + ".json");
     var runSums = chunk ? get(new URL("data/" + chunk, job.base).href).then(function (b) { return new TextDecoder().decode(b); })
       : Promise.resolve(undefined);
     return runSums.then(function (runSums) {
@@ -376,7 +424,7 @@ function exportReport(job) {
 // the site it is checked on (`job.base`, when there is one): checked there,
 // it must come from that site.
 function verifyReport(job) {
-  var pin = job.expectRoot === null ? null : wasm_bindgen.parse_pin(job.expectRoot);
+  var pin = job.expectRoot === null ? null : core.parse_pin(job.expectRoot);
   var site = job.base ? get(new URL("SHA256SUMS", job.base).href) : Promise.reject(new Error("no site"));
   return site.then(function (sums) {
     return sums;
@@ -393,9 +441,11 @@ onmessage = function (event) {
   var job = event.data;
   source = job.source || null;
   sourceBase = job.base;
-  init(job).then(function () {
-    if (job.type === "export") return exportReport(job);
-    return job.type === "report" ? verifyReport(job) : verifySite(job);
+  initCore(job).then(function () {
+    // A report and an export are recomputed from records whatever they hold.
+    if (job.type === "export") return init(job).then(function () { return exportReport(job); });
+    if (job.type === "report") return init(job).then(function () { return verifyReport(job); });
+    return verifySite(job);
   }).then(function (result) {
     if (result) postMessage({ type: "result", result: result });
   }).catch(function (e) {

@@ -199,7 +199,8 @@ var ReceiptsView = (function () {
   }
 
   // The worker's code is fetched with Subresource Integrity and started from
-  // a blob, with the wasm-bindgen glue in front of it, and on a page that
+  // a blob, with the wasm-bindgen glue of both verifiers (the core one and
+  // the one that recomputes receipts) in front of it, and on a page that
   // verifies the whole site the page check's glue too (its WebAssembly is
   // fetched by the worker only then). Where each module is and its integrity
   // value come from RECEIPTS_MODULES, which the build writes at the top of
@@ -219,7 +220,7 @@ var ReceiptsView = (function () {
           return r.text();
         });
       };
-      var parts = checksPages ? ["glue", "renderGlue", "worker"] : ["glue", "worker"];
+      var parts = ["coreGlue", "glue"].concat(checksPages ? ["renderGlue"] : [], ["worker"]);
       workerPromise = Promise.all(parts.map(load)).then(function (texts) {
         var blob = new Blob([texts.join("\n")], { type: "text/javascript" });
         return new Worker(URL.createObjectURL(blob));
@@ -264,8 +265,10 @@ var ReceiptsView = (function () {
         }
       };
       worker.onerror = function (e) { fail(e.message || "the worker stopped"); };
-      // A page names "lean" or "full"; anything but "full" loads the lean
-      // one, which names what it leaves unchecked.
+      // Every job loads the core verifier; one with records to recompute
+      // also the verifier the page names, "lean" or "full" (anything but
+      // "full" loads the lean one, which names what it leaves unchecked).
+      job.core = module("core");
       var wasm = module(panel.dataset.verifier === "full" ? "full" : "lean");
       job.wasm = wasm.url;
       job.wasmIntegrity = wasm.integrity;

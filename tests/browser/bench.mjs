@@ -1,8 +1,9 @@
 // Browser figures for BENCHMARKS.md (not a test): the verifier's size, its
 // SHA-256 throughput in Chromium against the browser's own crypto.subtle
 // and native sha256sum, and verifying a whole site from its verify page:
-// the time, how often the progress bar moved, and the longest the page's
-// main thread went without running a 20 ms timer (its responsiveness).
+// the time, how often the progress bar moved, the longest the page's main
+// thread went without running a 20 ms timer (its responsiveness), and the
+// time only fetching the same files takes from the same page.
 // Prints one JSON object.
 //   node tests/browser/bench.mjs <site-dir>
 import { execFileSync } from "node:child_process";
@@ -12,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
-import { launch, open, verify } from "./browser.mjs";
+import { launch, open, timedVerify, verify } from "./browser.mjs";
 import { serve } from "./server.mjs";
 
 const site = process.argv[2];
@@ -20,6 +21,7 @@ const MIB = 1024 * 1024;
 const size = 64 * MIB;
 const repeats = 5;
 
+const coreWasm = readFileSync(join(site, "assets/receipts_verifier_core_bg.wasm"));
 const wasm = readFileSync(join(site, "assets/receipts_verifier_bg.wasm"));
 const fullWasm = readFileSync(join(site, "assets/receipts_verifier_full_bg.wasm"));
 const renderWasm = readFileSync(join(site, "assets/receipts_render_bg.wasm"));
@@ -99,6 +101,27 @@ const outcome = await verify(verifyTab, 3_600_000);
 const siteSeconds = (Date.now() - t0) / 1000;
 const probe = await verifyTab.evaluate(() => window.__probe);
 
+// The floor under that: every file the whole-site Verify reads (each file
+// of the site but the manifests it starts from), fetched from the same tab
+// and server as the worker fetches them (six at a time, not cached) with
+// nothing done with the bytes. What the verify takes beyond this is the
+// verifier's own work.
+const everyFile = (dir, at = "") => readdirSync(join(dir, at), { withFileTypes: true }).flatMap((e) =>
+  e.isDirectory() ? everyFile(dir, join(at, e.name)) : [join(at, e.name)]);
+const fetched = everyFile(site).filter((p) => p !== "SHA256SUMS" && p !== "data/SHA256SUMS");
+const fetchFloorMs = await verifyTab.evaluate(async (files) => {
+  const t0 = performance.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const r = await fetch(files[next++], { cache: "no-store" });
+      await r.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, lane));
+  return performance.now() - t0;
+}, fetched);
+
 // One run page, each time in a new tab (the worker and the wasm start
 // anew): the median of a few, timed in the page from the click on Verify to
 // the outcome in #verify-summary, without the test driver's own work.
@@ -107,17 +130,9 @@ const runTimes = [];
 let runOutcome = null;
 for (let r = 0; r < 5; r++) {
   const { page: runTab } = await open(browser, `${siteServer.url}runs/${runPage}`);
-  await runTab.evaluate(() => {
-    const t = (window.__timing = {});
-    const summary = document.getElementById("verify-summary");
-    document.getElementById("verify-run").addEventListener("click", () => { t.start = performance.now(); }, { capture: true });
-    new MutationObserver(() => {
-      if (t.end === undefined && ["verified", "failed", "unchecked", "error"].includes(summary.dataset.status)) t.end = performance.now();
-    }).observe(summary, { attributes: true });
-  });
-  runOutcome = await verify(runTab, 600_000);
-  const t = await runTab.evaluate(() => window.__timing);
-  runTimes.push(t.end - t.start);
+  const { outcome, ms } = await timedVerify(runTab, 600_000);
+  runOutcome = outcome;
+  runTimes.push(ms);
   await runTab.close();
 }
 await browser.close();
@@ -127,6 +142,8 @@ const version = execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--ve
 const mibps = (seconds) => size / MIB / seconds;
 console.log(JSON.stringify({
   chromium: version,
+  core_bytes: coreWasm.length,
+  core_gzip_bytes: gzipSync(coreWasm, { level: 9 }).length,
   wasm_bytes: wasm.length,
   wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length,
   full_bytes: fullWasm.length,
@@ -143,6 +160,8 @@ console.log(JSON.stringify({
   site_status: outcome.status,
   site_progress_steps: probe.progressSteps,
   site_longest_gap_ms: Math.round(probe.longestGapMs),
+  site_files: fetched.length,
+  site_fetch_floor_s: fetchFloorMs / 1000,
   run_page_verify_ms: median(runTimes),
   run_page_receipts: runOutcome.checked,
   run_page_status: runOutcome.status,

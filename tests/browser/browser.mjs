@@ -84,6 +84,23 @@ export async function verifyLogged(browser, root, path) {
   }
 }
 
+/** Verifies `page` as `verify` does, timed in the page from the click on
+ * Verify to the outcome in #verify-summary, without the driver's own work:
+ * `{ outcome, ms }`. */
+export async function timedVerify(page, timeout) {
+  await page.evaluate(() => {
+    const t = (window.__timing = {});
+    const summary = document.getElementById("verify-summary");
+    document.getElementById("verify-run").addEventListener("click", () => { t.start = performance.now(); }, { capture: true });
+    new MutationObserver(() => {
+      if (t.end === undefined && ["verified", "failed", "unchecked", "error"].includes(summary.dataset.status)) t.end = performance.now();
+    }).observe(summary, { attributes: true });
+  });
+  const outcome = await verify(page, timeout);
+  const t = await page.evaluate(() => window.__timing);
+  return { outcome, ms: t.end - t.start };
+}
+
 /** Whether a failure is one of the manifest checks: a file's or record's
  * digest in SHA256SUMS, data/SHA256SUMS or a chunk manifest, a file not listed there, the
  * root pin, or a digest the page shows (of SHA256SUMS or of its record). */

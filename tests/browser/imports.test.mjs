@@ -61,16 +61,36 @@ test("a score flipped in the published record, or a byte of the kept log, fails"
   assert.ok(result.failures.some((f) => f.includes("I01/inspect/scorers.json: source")), result.failures.join("\n"));
 });
 
+const CORE = "/assets/receipts_verifier_core_bg.wasm";
+const LEAN = "/assets/receipts_verifier_bg.wasm";
+const FULL = "/assets/receipts_verifier_full_bg.wasm";
+
+test("a page without records loads only the core verifier, which holds the files to the manifests alone", async () => {
+  const DOCS = "documents.html";
+  let { result, problems, log } = await verifyLogged(browser, site, DOCS);
+  assert.deepEqual(problems, []);
+  assert.equal(result.status, "verified", result.text);
+  assert.ok(log.includes(CORE) && !log.includes(LEAN) && !log.includes(FULL), log.join(" "));
+  assert.ok(result.checked > 0, result.text);
+
+  // A changed file the page needs fails there with the core verifier alone:
+  // data/SHA256SUMS, which the page checks against SHA256SUMS.
+  const copy = copySite(site);
+  flipAByte(join(copy, "data/SHA256SUMS"));
+  ({ result, log } = await verifyLogged(browser, copy, DOCS));
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(!log.includes(LEAN) && !log.includes(FULL), log.join(" "));
+  assert.ok(result.failures.some((f) => f.startsWith("data/SHA256SUMS | ") && isManifestFailure(f)), result.failures.join("\n"));
+});
+
 test("an import's page loads the full verifier and a run's the lean one; pointed at the lean one, the import cannot pass", async () => {
-  const FULL = "/assets/receipts_verifier_full_bg.wasm";
-  const LEAN = "/assets/receipts_verifier_bg.wasm";
   let { result, log } = await verifyLogged(browser, site, PAGE);
   assert.equal(result.status, "verified", result.text);
-  assert.ok(log.includes(FULL) && !log.includes(LEAN), log.join(" "));
+  assert.ok(log.includes(CORE) && log.includes(FULL) && !log.includes(LEAN), log.join(" "));
   const RUN = "runs/E02-release-brief-careful-s2-ladder.html";
   ({ result, log } = await verifyLogged(browser, site, RUN));
   assert.equal(result.status, "verified", result.text);
-  assert.ok(log.includes(LEAN) && !log.includes(FULL), log.join(" "));
+  assert.ok(log.includes(CORE) && log.includes(LEAN) && !log.includes(FULL), log.join(" "));
 
   // A publisher points the import's page at the lean verifier (whose
   // integrity value verify.js carries): the imported receipts are not recomputed, and say so.

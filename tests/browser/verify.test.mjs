@@ -261,7 +261,7 @@ test("pages carry a strict Content-Security-Policy and load scripts with integri
   // with its integrity value; the page names which verifier it needs.
   assert.match(html, /data-verifier="lean"/);
   const script = readFileSync(join(site, "assets/verify.js"), "utf8");
-  for (const name of ["worker", "glue", "lean", "full", "renderGlue", "renderWasm"]) {
+  for (const name of ["worker", "coreGlue", "core", "glue", "lean", "full", "renderGlue", "renderWasm"]) {
     assert.match(script, new RegExp(`"${name}":\\{"src":"assets/[^"]+","sri":"sha384-[A-Za-z0-9+/=]+"\\}`), name);
   }
 });

@@ -36,6 +36,23 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A simulated study of `runs` runs in one experiment (`receipts simulate
+/// --scale`), its site built into `site/` with `flags` (such as
+/// `--compress-records`).
+pub fn simulated_site(runs: usize, flags: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scale = runs.to_string();
+    let out = receipts(
+        dir.path(),
+        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
+    );
+    assert_exit(&out, 0, "simulate");
+    let build = [&["build", "--quiet", "--out", "site"][..], flags].concat();
+    let out = receipts(dir.path(), &build);
+    assert_exit(&out, 0, &build.join(" "));
+    dir
+}
+
 /// A copy of the sample with its site built into `site/`.
 pub fn built() -> tempfile::TempDir {
     let dir = sample_copy();

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "recompute")]
 use crate::model::Report;
+#[cfg(feature = "recompute")]
 use crate::verify::{verify_files, verify_report, BundleResult, Scope, Tally};
 
 /// SHA-256 of `bytes`, lowercase hex.
@@ -15,17 +17,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::digest::sha256_hex(bytes)
 }
 
-/// Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
 /// Receipts counted by what they hold the site to, in words, from their
-/// claims (a JSON array of strings): the same account `receipts verify`
-/// gives.
+/// claims: the same account `receipts verify` gives.
 #[wasm_bindgen]
-pub fn describe_claims(claims: &str) -> Result<String, JsError> {
-    let claims: Vec<String> =
-        serde_json::from_str(claims).map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(crate::verify::Kinds::of_claims(claims.iter().map(String::as_str)).describe())
+pub fn describe_claims(claims: Vec<String>) -> String {
+    crate::verify::Kinds::of_claims(claims.iter().map(String::as_str)).describe()
 }
 
+/// Parses `SHA256SUMS` text into a JSON object (path → digest); throws on a malformed line.
 #[wasm_bindgen]
 pub fn parse_sums(text: &str) -> Result<String, JsError> {
     let sums = crate::manifest::parse_sums(text).map_err(|e| JsError::new(&e.to_string()))?;
@@ -33,12 +32,14 @@ pub fn parse_sums(text: &str) -> Result<String, JsError> {
 }
 
 /// Records handed over one file at a time, then verified.
+#[cfg(feature = "recompute")]
 #[wasm_bindgen]
 #[derive(Default)]
 pub struct Bundle {
     files: BTreeMap<String, Vec<u8>>,
 }
 
+#[cfg(feature = "recompute")]
 #[wasm_bindgen]
 impl Bundle {
     #[wasm_bindgen(constructor)]
@@ -115,6 +116,7 @@ pub fn parse_pin(text: &str) -> Result<String, JsError> {
 /// `pin` (a parsed root digest) and by `site_sums` (the `SHA256SUMS` of the
 /// site it is checked against) when given; returns the same JSON as
 /// `Bundle::verify`.
+#[cfg(feature = "recompute")]
 #[wasm_bindgen]
 pub fn verify_report_text(
     text: &str,
@@ -202,16 +204,19 @@ impl Manifests {
         }
     }
 
-    /// The site's code against the copies this verifier ships (`shipped`:
-    /// JSON, path → SHA-256), for a site built by `built_by`, this being `ours`.
+    /// The site's code against the copies this verifier ships (`paths[i]`
+    /// has SHA-256 `digests[i]`), for a site built by `built_by`, this being `ours`.
     pub fn against_shipped(
         &mut self,
-        shipped: &str,
+        paths: Vec<String>,
+        digests: Vec<String>,
         built_by: Option<String>,
         ours: &str,
     ) -> Result<(), JsError> {
-        let shipped: BTreeMap<String, String> =
-            serde_json::from_str(shipped).map_err(|e| JsError::new(&format!("shipped: {e}")))?;
+        if paths.len() != digests.len() {
+            return Err(JsError::new("shipped: as many digests as paths are needed"));
+        }
+        let shipped: BTreeMap<String, String> = paths.into_iter().zip(digests).collect();
         if let Some(check) = self.check.as_mut() {
             check.against_shipped(&shipped, built_by.as_deref(), ours);
         }

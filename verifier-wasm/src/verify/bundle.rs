@@ -562,6 +562,49 @@ mod tests {
         std::fs::read(root.join(rel)).expect("the sample input")
     }
 
+    /// The browser loads the verifier that recomputes receipts only for a
+    /// job with records (verify-worker.js): that is sound only while no
+    /// records recompute to no receipts, whatever the scope.
+    #[test]
+    fn no_records_recompute_to_no_receipts_in_any_scope() {
+        let s = String::from;
+        let scopes = [
+            Scope::All,
+            Scope::Experiment {
+                experiment: s("E01"),
+                with: vec![s("E02")],
+            },
+            Scope::Run {
+                experiment: s("E01"),
+                run: s("r1"),
+            },
+            Scope::Import { dir: s("imports") },
+            Scope::Harness { suite: s("h") },
+            Scope::HarnessRun {
+                suite: s("h"),
+                run: s("r1"),
+            },
+            Scope::Regressions { suite: s("g") },
+            Scope::SkillEdit {
+                suite: s("g"),
+                edit: s("e1"),
+            },
+            Scope::Document {
+                path: s("docs/memos/m.md"),
+                with: vec![s("E01")],
+            },
+            Scope::None,
+        ];
+        for scope in &scopes {
+            let result = verify_files(&BTreeMap::new(), scope);
+            assert!(
+                result.receipts.is_empty(),
+                "{scope:?}: {:?}",
+                result.receipts
+            );
+        }
+    }
+
     fn failing_ids(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
         verify_files(files, &Scope::All)
             .receipts
