@@ -162,6 +162,17 @@ function published(rel, gzipped) {
   return "data/" + rel + (gzipped && RUN_RECORD.test(rel) ? GZ : "");
 }
 
+// Whether `paths` (under the site) name a record to recompute: a file
+// under data/ but its manifest.
+function hasRecords(paths) {
+  return paths.some(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; });
+}
+
+// Whether a job checks every page: a whole site verified, with the page check.
+function checksPagesOf(job) {
+  return !!job.render && job.scope.scope === "all" && !job.files;
+}
+
 // Verifies a site: the manifest checks of the verification core (each
 // record against data/SHA256SUMS, data/SHA256SUMS and the assets against
 // SHA256SUMS, SHA256SUMS against the pin, the digests the page shows), then
@@ -171,7 +182,7 @@ function verifySite(job) {
   // recompute. A page that names records among its files fetches it at
   // once, beside the manifests; otherwise it is fetched when the manifests
   // list records in scope.
-  if (job.files && job.files.some(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; })) {
+  if (job.files && hasRecords(job.files)) {
     // A failure to load it is reported when the records need it.
     init(job).catch(function () { return null; });
   }
@@ -182,7 +193,7 @@ function verifySite(job) {
   var listed = null;
   // Verifying the whole site checks every page too: the records and assets
   // fetched are kept for the page check.
-  var checksPages = !!job.render && job.scope.scope === "all" && !job.files;
+  var checksPages = checksPagesOf(job);
   var kept = {};
   // The paths fetched, as found (a run record's `.gz` name when it is gzipped).
   var read = {};
@@ -228,7 +239,7 @@ function verifySite(job) {
       }, progress).then(function () {
         paths.sort();
         // The recomputing verifier loads while the records are fetched.
-        if (paths.some(function (p) { return p.indexOf("data/") === 0; })) {
+        if (hasRecords(paths)) {
           bundleReady = init(job).then(function () { return new wasm_bindgen.Bundle(); });
         }
         return fetchAll(job.base, paths, function (path, fetched) {
@@ -307,13 +318,12 @@ function verifySite(job) {
 // The manifest checks' receipts and those recomputed (paths under data/
 // made the site's), with the page check's when the whole site is verified.
 function finishSite(job, root, pin, receipts, recomputed, kept, listed) {
-  var checksPages = !!job.render && job.scope.scope === "all" && !job.files;
   var marks = marksFor(job.marks, recomputed);
   recomputed.forEach(function (r) {
     r.subject = "data/" + r.subject;
     receipts.push(r);
   });
-  var pages = checksPages ? checkPages(job, kept, listed, root) : Promise.resolve([]);
+  var pages = checksPagesOf(job) ? checkPages(job, kept, listed, root) : Promise.resolve([]);
   return pages.then(function (pageReceipts) {
     receipts = receipts.concat(pageReceipts);
     return forPage({ root_digest: root, pinned: pin !== null, receipts: receipts, tally: tally(receipts), marks: marks });

@@ -5,7 +5,19 @@ import { serve } from "./server.mjs";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-export function launch() {
+/** Launches Chromium; once more when it dies while starting (it has crashed
+ * with SIGSEGV during launch on a loaded machine, before any page opened),
+ * so a test fails for what a page does, not for a browser that never came up. */
+export async function launch() {
+  try {
+    return await launchOnce();
+  } catch (e) {
+    if (!/has been closed|SIGSEGV/.test(String(e && e.message))) throw e;
+    return launchOnce();
+  }
+}
+
+function launchOnce() {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
