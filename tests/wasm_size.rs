@@ -26,11 +26,12 @@ struct Budget {
 
 const BUDGETS: &[Budget] = &[
     // Every page but those below, after the core: every recomputed receipt
-    // but the two the full verifier adds.
+    // but the two the full verifier adds, and a root's checks of its shards
+    // (which grew it by 27 KB, 11 KB gzipped, from 1,165,147 bytes).
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_bg.wasm",
-        raw: 1_200_000,
-        gzip: 445_000,
+        raw: 1_230_000,
+        gzip: 460_000,
     },
     // Pages whose Verify reaches an imported record or an RFC 3161 time
     // stamp, and the standalone verifier.

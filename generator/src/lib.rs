@@ -35,6 +35,8 @@ pub mod report;
 #[cfg(feature = "cli")]
 pub mod serve;
 #[cfg(feature = "cli")]
+pub mod shards;
+#[cfg(feature = "cli")]
 pub mod simulate;
 pub mod site;
 #[cfg(feature = "cli")]

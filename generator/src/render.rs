@@ -72,6 +72,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "compare.html",
         include_str!("../../site-templates/compare.html"),
     ),
+    ("root.html", include_str!("../../site-templates/root.html")),
 ];
 
 pub const VERIFY_JS: &str = "assets/verify.js";
@@ -452,6 +453,33 @@ impl Renderer {
             .map(|html| crate::anchors::anchor_headings(&html))
             .map_err(|e| anyhow::anyhow!("rendering {path} with {template}: {e:#}"))
     }
+}
+
+/// The page of a root site (see `shards`): the shards it lists, each with
+/// its facts, and the root digest its manifest makes.
+pub fn root_page<S: Serialize>(theme: &Theme, shards: &[S], root_digest: &str) -> Result<String> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_formatter(escape_html);
+    let name = "root.html";
+    let source = theme
+        .templates
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default();
+    env.add_template_owned(name, source)
+        .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;
+    let ctx = minijinja::context! {
+        shards => Value::from_serialize(shards),
+        root_digest => root_digest,
+        verify_integrity => theme.integrity(VERIFY_JS),
+    };
+    env.get_template(name)
+        .and_then(|t| t.render(ctx))
+        .map_err(|e| anyhow::anyhow!("rendering the root's page with {name}: {e:#}"))
 }
 
 #[cfg(test)]

@@ -272,7 +272,7 @@ var ReceiptsView = (function () {
       var wasm = module(panel.dataset.verifier === "full" ? "full" : "lean");
       job.wasm = wasm.url;
       job.wasmIntegrity = wasm.integrity;
-      if (checksPages && job.type === "site") {
+      if (checksPages && (job.type === "site" || job.type === "root")) {
         job.render = module("renderWasm");
       }
       worker.postMessage(job);
@@ -323,7 +323,30 @@ var ReceiptsView = (function () {
     return "data/" + scope.experiment + "/runs/" + scope.run + ".json" + gz;
   }
 
+  // A root site's page (a study published as shards) shows each shard
+  // with its root digest and runs: the worker holds them to the shards.
+  function shownShards() {
+    return Array.prototype.map.call(document.querySelectorAll("main tr[data-shard]"), function (row) {
+      var cell = function (what) {
+        var el = row.querySelector('[data-shown="' + what + '"]');
+        return el ? el.textContent.trim() : "";
+      };
+      return { name: row.dataset.shard, digest: cell("digest"), runs: cell("runs") };
+    });
+  }
+
   button.addEventListener("click", function () {
+    if (panel.dataset.scope === "root") {
+      run({
+        type: "root",
+        expectRoot: expectedRoot(),
+        base: abs(panel.dataset.root),
+        page: panel.dataset.page,
+        shownRoot: shownRoot ? shownRoot.textContent.trim() : null,
+        shown: shownShards()
+      });
+      return;
+    }
     var scope;
     try {
       scope = pageScope();

@@ -318,6 +318,19 @@ let wasm_bindgen = (function(exports) {
             }
         }
         /**
+         * The run records the records manifest and the chunk manifests fed
+         * so far list (paths under `data/`; see
+         * [`crate::manifest::ManifestCheck::run_records`]): what the site
+         * publishes, for a root that lists it as a shard.
+         * @returns {string[]}
+         */
+        run_records() {
+            const ret = wasm.manifests_run_records(this.__wbg_ptr);
+            var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+            return v1;
+        }
+        /**
          * A digest page `page` shows of `what`, against the one found.
          * @param {string} page
          * @param {string} what
@@ -347,6 +360,205 @@ let wasm_bindgen = (function(exports) {
     }
     if (Symbol.dispose) Manifests.prototype[Symbol.dispose] = Manifests.prototype.free;
     exports.Manifests = Manifests;
+
+    /**
+     * The checks of a root site and its shards (see
+     * [`crate::manifest::shards::RootCheck`]), fed as the worker reads them.
+     * Only a root's Verify uses them, and it recomputes its shards' records,
+     * so they are in the recomputing verifier and not in the core.
+     */
+    class RootSite {
+        __destroy_into_raw() {
+            const ptr = this.__wbg_ptr;
+            this.__wbg_ptr = 0;
+            RootSiteFinalization.unregister(this);
+            return ptr;
+        }
+        free() {
+            const ptr = this.__destroy_into_raw();
+            wasm.__wbg_rootsite_free(ptr, 0);
+        }
+        /**
+         * A file of the root with its bytes, or `undefined` when it could not be fetched.
+         * @param {string} path
+         * @param {Uint8Array | number[] | null} [bytes]
+         */
+        file(path, bytes) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.rootsite_file(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+        }
+        /**
+         * The receipts and the shards' facts as JSON (`{"root_digest", "shards", "receipts"}`).
+         * @returns {string}
+         */
+        finish() {
+            let deferred2_0;
+            let deferred2_1;
+            try {
+                const ret = wasm.rootsite_finish(this.__wbg_ptr);
+                var ptr1 = ret[0];
+                var len1 = ret[1];
+                if (ret[3]) {
+                    ptr1 = 0; len1 = 0;
+                    throw takeFromExternrefTable0(ret[2]);
+                }
+                deferred2_0 = ptr1;
+                deferred2_1 = len1;
+                return getStringFromWasm0(ptr1, len1);
+            } finally {
+                wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+            }
+        }
+        /**
+         * The files the root's manifest lists.
+         * @returns {string[]}
+         */
+        listed() {
+            const ret = wasm.rootsite_listed(this.__wbg_ptr);
+            var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+            return v1;
+        }
+        /**
+         * Starts with the bytes of the root's `SHA256SUMS` and the pinned root
+         * digest, if any (already parsed by [`parse_pin`]).
+         * @param {Uint8Array | number[]} sums
+         * @param {string | null} [pin]
+         */
+        constructor(sums, pin) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passArray8ToWasm0(sums, wasm.__wbindgen_malloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(pin) ? 0 : passStringToWasm0(pin, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.rootsite_new(ptr0, len0, ptr1, len1);
+            this.__wbg_ptr = ret;
+            RootSiteFinalization.register(this, this.__wbg_ptr, this);
+            return this;
+        }
+        /**
+         * The SHA-256 of the root's `SHA256SUMS`.
+         * @returns {string}
+         */
+        root_digest() {
+            let deferred1_0;
+            let deferred1_1;
+            try {
+                const ret = wasm.rootsite_root_digest(this.__wbg_ptr);
+                deferred1_0 = ret[0];
+                deferred1_1 = ret[1];
+                return getStringFromWasm0(ret[0], ret[1]);
+            } finally {
+                wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+            }
+        }
+        /**
+         * Shard `name`: the SHA-256 of its `SHA256SUMS`, or `undefined` and
+         * why it could not be read, and the run records its manifests list.
+         * @param {string} name
+         * @param {string | null | undefined} digest
+         * @param {string | null | undefined} why
+         * @param {string[]} run_records
+         */
+        shard(name, digest, why, run_records) {
+            let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
+            try {
+                ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(digest) ? 0 : passStringToWasm0(digest, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+                ptr3 = passArrayJsValueToWasm0(run_records, wasm.__wbindgen_malloc);
+                len3 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr3) { wasm.__externref_drop_slice(ptr3, len3); wasm.__wbindgen_free(ptr3, len3 * 4, 4); }
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.rootsite_shard(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
+        }
+        /**
+         * The names of the shards `SHARDS` lists, once it was fed.
+         * @returns {string[]}
+         */
+        shard_names() {
+            const ret = wasm.rootsite_shard_names(this.__wbg_ptr);
+            var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+            return v1;
+        }
+        /**
+         * The shards page `page` shows: `names[i]` with root digest
+         * `digests[i]` and `runs[i]` runs, as written there.
+         * @param {string} page
+         * @param {string[]} names
+         * @param {string[]} digests
+         * @param {string[]} runs
+         */
+        shown(page, names, digests, runs) {
+            let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
+            try {
+                ptr0 = passStringToWasm0(page, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passArrayJsValueToWasm0(names, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = passArrayJsValueToWasm0(digests, wasm.__wbindgen_malloc);
+                len2 = WASM_VECTOR_LEN;
+                ptr3 = passArrayJsValueToWasm0(runs, wasm.__wbindgen_malloc);
+                len3 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr3) { wasm.__externref_drop_slice(ptr3, len3); wasm.__wbindgen_free(ptr3, len3 * 4, 4); }
+                if (ptr2) { wasm.__externref_drop_slice(ptr2, len2); wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+                if (ptr1) { wasm.__externref_drop_slice(ptr1, len1); wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.rootsite_shown(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3);
+            if (ret[1]) {
+                throw takeFromExternrefTable0(ret[0]);
+            }
+        }
+        /**
+         * The root digest page `page` shows, against the root's.
+         * @param {string} page
+         * @param {string} shown
+         */
+        shown_root(page, shown) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(page, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(shown, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.rootsite_shown_root(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+        }
+    }
+    if (Symbol.dispose) RootSite.prototype[Symbol.dispose] = RootSite.prototype.free;
+    exports.RootSite = RootSite;
 
     /**
      * Receipts counted by what they hold the site to, in words, from their
@@ -553,6 +765,11 @@ let wasm_bindgen = (function(exports) {
             __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
                 throw new Error(getStringFromWasm0(arg0, arg1));
             },
+            __wbindgen_generic_0000000000000001: function(arg0, arg1) {
+                // Cast intrinsic for `Ref(String) -> Externref`.
+                const ret = getStringFromWasm0(arg0, arg1);
+                return ret;
+            },
             __wbindgen_init_externref_table: function() {
                 const table = wasm.__wbindgen_externrefs;
                 table.set(0, undefined);
@@ -574,11 +791,25 @@ let wasm_bindgen = (function(exports) {
     const ManifestsFinalization = (typeof FinalizationRegistry === 'undefined')
         ? { register: () => {}, unregister: () => {} }
         : new FinalizationRegistry(ptr => wasm.__wbg_manifests_free(ptr, 1));
+    const RootSiteFinalization = (typeof FinalizationRegistry === 'undefined')
+        ? { register: () => {}, unregister: () => {} }
+        : new FinalizationRegistry(ptr => wasm.__wbg_rootsite_free(ptr, 1));
 
     function addToExternrefTable0(obj) {
         const idx = wasm.__externref_table_alloc();
         wasm.__wbindgen_externrefs.set(idx, obj);
         return idx;
+    }
+
+    function getArrayJsValueFromWasm0(ptr, len) {
+        ptr = ptr >>> 0;
+        const mem = getDataViewMemory0();
+        const result = [];
+        for (let i = ptr; i < ptr + 4 * len; i += 4) {
+            result.push(wasm.__wbindgen_externrefs.get(mem.getUint32(i, true)));
+        }
+        wasm.__externref_drop_slice(ptr, len);
+        return result;
     }
 
     let cachedDataViewMemory0 = null;

@@ -199,6 +199,19 @@ let receipts_core = (function(exports) {
             }
         }
         /**
+         * The run records the records manifest and the chunk manifests fed
+         * so far list (paths under `data/`; see
+         * [`crate::manifest::ManifestCheck::run_records`]): what the site
+         * publishes, for a root that lists it as a shard.
+         * @returns {string[]}
+         */
+        run_records() {
+            const ret = wasm.manifests_run_records(this.__wbg_ptr);
+            var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+            return v1;
+        }
+        /**
          * A digest page `page` shows of `what`, against the one found.
          * @param {string} page
          * @param {string} what
@@ -390,6 +403,11 @@ let receipts_core = (function(exports) {
             __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
                 throw new Error(getStringFromWasm0(arg0, arg1));
             },
+            __wbindgen_generic_0000000000000001: function(arg0, arg1) {
+                // Cast intrinsic for `Ref(String) -> Externref`.
+                const ret = getStringFromWasm0(arg0, arg1);
+                return ret;
+            },
             __wbindgen_init_externref_table: function() {
                 const table = wasm.__wbindgen_externrefs;
                 table.set(0, undefined);
@@ -413,6 +431,17 @@ let receipts_core = (function(exports) {
         const idx = wasm.__externref_table_alloc();
         wasm.__wbindgen_externrefs.set(idx, obj);
         return idx;
+    }
+
+    function getArrayJsValueFromWasm0(ptr, len) {
+        ptr = ptr >>> 0;
+        const mem = getDataViewMemory0();
+        const result = [];
+        for (let i = ptr; i < ptr + 4 * len; i += 4) {
+            result.push(wasm.__wbindgen_externrefs.get(mem.getUint32(i, true)));
+        }
+        wasm.__externref_drop_slice(ptr, len);
+        return result;
     }
 
     let cachedDataViewMemory0 = null;

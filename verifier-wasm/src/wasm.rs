@@ -164,6 +164,17 @@ impl Manifests {
             .unwrap_or_default()
     }
 
+    /// The run records the records manifest and the chunk manifests fed
+    /// so far list (paths under `data/`; see
+    /// [`crate::manifest::ManifestCheck::run_records`]): what the site
+    /// publishes, for a root that lists it as a shard.
+    pub fn run_records(&self) -> Vec<String> {
+        self.check
+            .as_ref()
+            .map(|c| c.run_records())
+            .unwrap_or_default()
+    }
+
     /// A file the root manifest lists (`data/SHA256SUMS`, an asset), with
     /// its bytes, or `undefined` when it could not be fetched.
     pub fn file(&mut self, path: &str, bytes: Option<Vec<u8>>) {
@@ -238,5 +249,119 @@ impl Manifests {
             .take()
             .ok_or_else(|| JsError::new("the manifest checks are finished already"))?;
         serde_json::to_string(&check.finish(whole_site)).map_err(|e| JsError::new(&e.to_string()))
+    }
+}
+
+/// The checks of a root site and its shards (see
+/// [`crate::manifest::shards::RootCheck`]), fed as the worker reads them.
+/// Only a root's Verify uses them, and it recomputes its shards' records,
+/// so they are in the recomputing verifier and not in the core.
+#[cfg(feature = "recompute")]
+#[wasm_bindgen]
+pub struct RootSite {
+    check: Option<crate::manifest::shards::RootCheck>,
+}
+
+#[cfg(feature = "recompute")]
+#[wasm_bindgen]
+impl RootSite {
+    /// Starts with the bytes of the root's `SHA256SUMS` and the pinned root
+    /// digest, if any (already parsed by [`parse_pin`]).
+    #[wasm_bindgen(constructor)]
+    pub fn new(sums: &[u8], pin: Option<String>) -> RootSite {
+        RootSite {
+            check: Some(crate::manifest::shards::RootCheck::new(
+                sums,
+                pin.as_deref(),
+            )),
+        }
+    }
+
+    /// The SHA-256 of the root's `SHA256SUMS`.
+    pub fn root_digest(&self) -> String {
+        self.check
+            .as_ref()
+            .map(|c| c.root_digest().to_string())
+            .unwrap_or_default()
+    }
+
+    /// The files the root's manifest lists.
+    pub fn listed(&self) -> Vec<String> {
+        self.check.as_ref().map(|c| c.listed()).unwrap_or_default()
+    }
+
+    /// A file of the root with its bytes, or `undefined` when it could not be fetched.
+    pub fn file(&mut self, path: &str, bytes: Option<Vec<u8>>) {
+        if let Some(check) = self.check.as_mut() {
+            check.file(
+                path,
+                bytes.as_deref().ok_or("the file could not be fetched"),
+            );
+        }
+    }
+
+    /// The names of the shards `SHARDS` lists, once it was fed.
+    pub fn shard_names(&self) -> Vec<String> {
+        self.check
+            .as_ref()
+            .map(|c| c.shards().into_iter().map(|s| s.name).collect())
+            .unwrap_or_default()
+    }
+
+    /// Shard `name`: the SHA-256 of its `SHA256SUMS`, or `undefined` and
+    /// why it could not be read, and the run records its manifests list.
+    pub fn shard(
+        &mut self,
+        name: &str,
+        digest: Option<String>,
+        why: Option<String>,
+        run_records: Vec<String>,
+    ) {
+        if let Some(check) = self.check.as_mut() {
+            let why = why.unwrap_or_else(|| "the shard could not be fetched".to_string());
+            check.shard(name, digest.as_deref().ok_or(why.as_str()), &run_records);
+        }
+    }
+
+    /// The shards page `page` shows: `names[i]` with root digest
+    /// `digests[i]` and `runs[i]` runs, as written there.
+    pub fn shown(
+        &mut self,
+        page: &str,
+        names: Vec<String>,
+        digests: Vec<String>,
+        runs: Vec<String>,
+    ) -> Result<(), JsError> {
+        if names.len() != digests.len() || names.len() != runs.len() {
+            return Err(JsError::new(
+                "shown: as many digests and runs as names are needed",
+            ));
+        }
+        let rows: Vec<(String, String, String)> = names
+            .into_iter()
+            .zip(digests)
+            .zip(runs)
+            .map(|((n, d), r)| (n, d, r))
+            .collect();
+        if let Some(check) = self.check.as_mut() {
+            check.shown(page, &rows);
+        }
+        Ok(())
+    }
+
+    /// The root digest page `page` shows, against the root's.
+    pub fn shown_root(&mut self, page: &str, shown: &str) {
+        if let Some(check) = self.check.as_mut() {
+            check.shown_root(page, shown);
+        }
+    }
+
+    /// The receipts and the shards' facts as JSON (`{"root_digest", "shards", "receipts"}`).
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        let check = self
+            .check
+            .take()
+            .ok_or_else(|| JsError::new("the root's checks are finished already"))?;
+        serde_json::to_string(&check.finish()).map_err(|e| JsError::new(&e.to_string()))
     }
 }

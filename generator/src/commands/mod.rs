@@ -4,6 +4,7 @@ mod anchor;
 mod build;
 mod export;
 mod import;
+mod root;
 pub mod schema;
 mod serve;
 mod simulate;
@@ -41,6 +42,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Write the standalone verifier: a page that checks a site without running its code.
     Verifier(verifier::Args),
+    /// Write the root site of a study published as shards: each shard listed by its root digest.
+    Root(root::Args),
     /// Import runs recorded by another tool (Inspect AI logs, OpenTelemetry traces), kept by digest and verified.
     Import(import::Args),
     /// Export one run as a self-contained report file.
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => serve::run(args, out),
         Command::Verify(args) => verify::run(args, out),
         Command::Verifier(args) => verifier::run(args, out),
+        Command::Root(args) => root::run(args, out),
         Command::Import(args) => import::run(args, out),
         Command::Export(args) => export::run(args, out),
         Command::Simulate(args) => simulate::run(args, out),

@@ -1,4 +1,4 @@
-//! `receipts simulate [--out DIR] [--scale N]`.
+//! `receipts simulate [--out DIR] [--scale N [--experiment ID]]`.
 
 use std::path::PathBuf;
 
@@ -16,6 +16,10 @@ pub struct Args {
     /// Instead of the sample, write one experiment of N runs (for scale tests).
     #[arg(long, value_name = "N")]
     pub scale: Option<usize>,
+    /// With --scale: the experiment's id (its folder's name, and the start
+    /// of each run's id), so that experiments written apart share no run.
+    #[arg(long, value_name = "ID", requires = "scale", default_value = crate::simulate::SCALE_EXPERIMENT)]
+    pub experiment: String,
     /// Replace an existing experiments/ directory (it is deleted first).
     #[arg(long)]
     pub force: bool,
@@ -23,7 +27,21 @@ pub struct Args {
 
 pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let files = match args.scale {
-        Some(n) => simulate::scale(n),
+        Some(n) => {
+            let id = &args.experiment;
+            let valid = id.len() <= 32
+                && id.starts_with(|c: char| c.is_ascii_alphabetic())
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !valid {
+                return Err(Failure {
+                    message: format!("--experiment {id:?}: an id is a letter, then up to 31 ASCII letters, digits, `-` or `_`"),
+                    code: crate::error::EXIT_INPUT as u8,
+                });
+            }
+            simulate::scale_named(n, id)
+        }
         None => simulate::sample(),
     };
     let dir = args.out.join("experiments");

@@ -1,5 +1,5 @@
-//! `receipts verify <site-dir | report.json> [--json] [--expect-root HEX]
-//! [--site DIR] [--allow-unchecked]`.
+//! `receipts verify <site-dir | root-dir | report.json> [--json]
+//! [--expect-root HEX] [--site DIR] [--shards DIR] [--allow-unchecked]`.
 //!
 //! Exit 0 when every receipt passes; 1 when any fails; 2 when the input is
 //! unusable (a pin that is not a digest included); 3 when nothing failed but
@@ -44,6 +44,10 @@ pub struct Args {
     /// With a report: the site it was exported from, whose SHA256SUMS anchors it.
     #[arg(long, value_name = "DIR")]
     pub site: Option<PathBuf>,
+    /// With a root site (a study published as shards): the folder its shards
+    /// are in, each under its name; by default the root's own parent.
+    #[arg(long, value_name = "DIR")]
+    pub shards: Option<PathBuf>,
     /// Exit 0 rather than 3 when nothing failed but something could not be
     /// checked or anchored.
     #[arg(long)]
@@ -203,8 +207,30 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
                 code: crate::error::EXIT_INPUT as u8,
             });
         }
-        let spinner = out.spinner("verifying the site");
-        let found = audit(&args.target, pin.as_deref());
+        let root = crate::shards::is_root(&args.target);
+        if args.shards.is_some() && !root {
+            return Err(Failure {
+                message: "--shards goes with a root site (one with SHARDS), not a site".to_string(),
+                code: crate::error::EXIT_INPUT as u8,
+            });
+        }
+        let spinner = out.spinner(if root {
+            "verifying the root and its shards"
+        } else {
+            "verifying the site"
+        });
+        let found = if root {
+            let beside = args
+                .target
+                .canonicalize()
+                .ok()
+                .and_then(|t| t.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| PathBuf::from(".."));
+            let shards = args.shards.clone().unwrap_or(beside);
+            crate::shards::audit_root(&args.target, pin.as_deref(), &shards)
+        } else {
+            audit(&args.target, pin.as_deref())
+        };
         spinner.finish_and_clear();
         let found = found.map_err(BuildError::from)?;
         (

@@ -170,12 +170,22 @@ fn write_imported_traces(out: &mut Files) {
     }
 }
 
+/// The id of the experiment [`scale`] writes.
+pub const SCALE_EXPERIMENT: &str = "S01";
+
 /// One experiment of `runs` runs, for scale tests.
 pub fn scale(runs: usize) -> Files {
+    scale_named(runs, SCALE_EXPERIMENT)
+}
+
+/// One experiment of `runs` runs with id `id` (its directory's name, and
+/// the start of each run's id), for scale tests: experiments of different
+/// ids share no run, so each can be a shard of one study.
+pub fn scale_named(runs: usize, id: &str) -> Files {
     let mut out = Files::new();
     let fixtures = fixtures::fixtures();
     write_tasks(&mut out, &fixtures);
-    let plan = plan::scale(runs);
+    let plan = plan::scale(runs, id);
     write_experiment_limited(
         &mut out,
         &plan,

@@ -658,11 +658,11 @@ fn e04(base: &ExperimentPlan) -> ExperimentPlan {
     }
 }
 
-/// One large experiment of `runs` runs for scale tests.
-pub fn scale(runs: usize) -> ExperimentPlan {
+/// One large experiment of `runs` runs for scale tests, with id `id`.
+pub fn scale(runs: usize, id: &str) -> ExperimentPlan {
     let seeds = runs.div_ceil(18).max(1) as u64;
     let mut plan = sample().remove(1);
-    plan.id = "S01".to_string();
+    plan.id = id.to_string();
     plan.title = format!("Scale sample, {runs} runs").to_string();
     plan.incidents = BTreeMap::new();
     plan.forced = BTreeMap::new();

@@ -31,13 +31,23 @@ pub const VERIFIER_DIR: &str = "verifier";
 
 /// Whether `claim` is one the manifest checks make of a file (its digest or
 /// listing, the root digest, the manifests themselves, the site's code
-/// against the copy a verifier ships), as opposed to a digest a page shows.
+/// against the copy a verifier ships, a root's shards against its
+/// `SHARDS`), as opposed to a digest a page shows.
 pub fn is_manifest_claim(claim: &str) -> bool {
     claim.starts_with("SHA-256 in ")
         || claim.starts_with("listed in ")
         || claim.starts_with("the code receipts ")
         || claim.starts_with("the copy receipts ")
-        || matches!(claim, "root digest" | "manifest" | "the records manifest")
+        // A root site's (see `shards`): a shard's digest in SHARDS, the list, a run in one shard.
+        || claim.starts_with("root digest in ")
+        || matches!(
+            claim,
+            "root digest"
+                | "manifest"
+                | "the records manifest"
+                | "list of shards"
+                | "published by one shard"
+        )
 }
 
 /// Whether the root manifest lists `path` (relative to the site): the
@@ -136,6 +146,23 @@ impl ManifestCheck {
 
     pub fn root_digest(&self) -> &str {
         &self.root_digest
+    }
+
+    /// Every run record (a path under `data/`, `<dir>/runs/<file>`) the
+    /// records manifest and the chunk manifests fed so far list: what a
+    /// shard publishes, for the root that lists it. Those `data/SHA256SUMS`
+    /// lists come first, then the chunks'; a record both list (which fails)
+    /// is named twice. Neither sorted nor deduplicated here: that would
+    /// bring sorting code into the core verifier, whose every byte each
+    /// page's Verify fetches ([`super::shards::ShardFacts::of`] does both).
+    pub fn run_records(&self) -> Vec<String> {
+        self.records
+            .iter()
+            .flat_map(|r| r.keys())
+            .filter(|rel| run_record(rel).is_some())
+            .chain(self.chunked.keys())
+            .cloned()
+            .collect()
     }
 
     /// Whether the root manifest lists `path`.

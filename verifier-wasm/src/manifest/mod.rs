@@ -12,6 +12,7 @@
 mod check;
 pub mod chunks;
 mod pin;
+pub mod shards;
 
 pub use check::{
     is_listed, is_manifest_claim, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR,

@@ -21,13 +21,15 @@ pub enum Kind {
     /// A claim recomputed from the records: a digest of an object, a check,
     /// an outcome, a cost, a published number, a decision.
     Record,
-    /// A file's digest or listing in a manifest, the root digest, or the
-    /// site's code against the copy the verifier ships.
+    /// A file's digest or listing in a manifest, the root digest, the
+    /// site's code against the copy the verifier ships, or a root site's
+    /// shards against its `SHARDS`.
     File,
     /// The pages (and the files published from the records) against what
     /// the records render to.
     Page,
-    /// A digest a page shows, against the one recomputed.
+    /// A digest a page shows, against the one recomputed (and on a root
+    /// site's page, each shard shown with its run count).
     Shown,
 }
 
@@ -39,7 +41,7 @@ impl Kind {
 
     /// The kind of a receipt making `claim`.
     pub fn of_claim(c: &str) -> Kind {
-        if c.starts_with("digest of ") && c.ends_with(" shown on the page") {
+        if c.ends_with(" shown on the page") {
             Kind::Shown
         } else if c == RENDERED || c == PUBLISHED {
             Kind::Page

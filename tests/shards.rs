@@ -1,0 +1,315 @@
+//! A study published as shards: the sample split in three sites, under a
+//! root site (`receipts root`) that lists each by its root digest. Each
+//! forgery a publisher could make of it (a shard altered and resealed,
+//! swapped for another, dropped, counted twice; the root's page rounding a
+//! figure; a shard dropped from a root rebuilt around it) is kept here and
+//! must fail `receipts verify` on the root.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use common::{assert_exit, copy_dir, receipts, reseal, root_digest, stderr, stdout};
+use receipts_verifier::digest::sha256_hex;
+
+/// The sample's experiments in three shards, so that no claim reads an
+/// experiment of another shard.
+const SPLIT: [(&str, &[&str]); 3] = [
+    ("shard-a", &["E01", "E02", "E04", "study.json"]),
+    ("shard-b", &["E03", "I01", "I02"]),
+    ("shard-c", &["harness", "regressions"]),
+];
+
+/// Each part of `experiments/` a shard leaves out.
+const PARTS: [&str; 9] = [
+    "E01",
+    "E02",
+    "E03",
+    "E04",
+    "I01",
+    "I02",
+    "harness",
+    "regressions",
+    "study.json",
+];
+
+/// A folder holding the three shards' sites and the root site over them.
+struct Study {
+    dir: tempfile::TempDir,
+}
+
+impl Study {
+    fn new() -> Study {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let experiments = common::repo().join("experiments");
+        for (name, keep) in SPLIT {
+            let project = dir.path().join(format!("project-{name}"));
+            copy_dir(&experiments, &project.join("experiments"));
+            for part in PARTS.iter().filter(|p| !keep.contains(p)) {
+                let path = project.join("experiments").join(part);
+                if path.is_dir() {
+                    fs::remove_dir_all(&path).expect("remove");
+                } else {
+                    fs::remove_file(&path).expect("remove");
+                }
+            }
+            let site = format!("../{name}");
+            let out = receipts(&project, &["build", "--quiet", "--out", &site]);
+            assert_exit(&out, 0, &format!("build {name}"));
+        }
+        let out = receipts(
+            dir.path(),
+            &["root", "--out", "root", "shard-a", "shard-b", "shard-c"],
+        );
+        assert_exit(&out, 0, "root");
+        Study { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn root(&self) -> PathBuf {
+        self.path("root")
+    }
+
+    /// `receipts verify root --json` with `args`: the exit code and the result.
+    fn verify(&self, args: &[&str]) -> (Option<i32>, Value) {
+        let out = receipts(
+            self.dir.path(),
+            &[&["verify", "root", "--json"][..], args].concat(),
+        );
+        let value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
+        (out.status.code(), value)
+    }
+}
+
+/// The failing receipts of a result, `(subject, claim)`.
+fn failing(result: &Value) -> Vec<(String, String)> {
+    result["receipts"]
+        .as_array()
+        .expect("receipts")
+        .iter()
+        .filter(|r| r["status"] == "fail")
+        .map(|r| {
+            (
+                r["subject"].as_str().unwrap_or_default().to_string(),
+                r["claim"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn assert_fails(result: &Value, subject: &str, claim: &str) {
+    let failed = failing(result);
+    assert!(
+        failed
+            .iter()
+            .any(|(s, c)| s == subject && c.contains(claim)),
+        "no failing receipt `{subject}: {claim}` among {failed:#?}"
+    );
+}
+
+/// A run record of `shard` with a passing check, the first by path.
+fn a_run_record(shard: &Path) -> PathBuf {
+    let mut records = common::files_ending(&shard.join("data"), ".json");
+    records.sort();
+    records
+        .into_iter()
+        .filter(|p| p.parent().is_some_and(|d| d.ends_with("runs")))
+        .find(|p| fs::read_to_string(p).is_ok_and(|t| t.contains("\"passed\": true")))
+        .expect("a run record with a passing check")
+}
+
+#[test]
+fn a_root_of_three_shards_verifies_every_shard_under_its_pin() {
+    let study = Study::new();
+    let pin = root_digest(&study.root());
+    let (code, result) = study.verify(&["--expect-root", &pin]);
+    assert_eq!(code, Some(0), "{:#?}", failing(&result));
+    assert_eq!(result["root_digest"], pin.as_str());
+    let receipts = result["receipts"].as_array().expect("receipts");
+    // Every shard verified whole, its receipts under its name: its records
+    // recomputed and its pages checked.
+    for (name, _) in SPLIT {
+        let prefix = format!("{name}/data/");
+        assert!(
+            receipts
+                .iter()
+                .any(|r| r["subject"].as_str().unwrap().starts_with(&prefix)),
+            "no receipt of {name}'s records"
+        );
+        assert!(
+            receipts
+                .iter()
+                .any(|r| r["subject"] == format!("{name}/SHA256SUMS")
+                    && r["claim"] == "root digest in SHARDS"
+                    && r["status"] == "pass"),
+            "{name}'s root digest was not held to SHARDS"
+        );
+    }
+    // The page shows what the shards' manifests list.
+    let page = fs::read_to_string(study.root().join("index.html")).expect("page");
+    let runs: usize = SPLIT
+        .iter()
+        .map(|(name, _)| {
+            let sums = fs::read_to_string(study.path(name).join("data/SHA256SUMS")).unwrap();
+            sums.lines().filter(|l| l.contains("/runs/")).count()
+        })
+        .sum();
+    assert!(page.contains(&format!("with {runs} runs in all")), "{runs}");
+    for (name, _) in SPLIT {
+        assert!(page.contains(&root_digest(&study.path(name))), "{name}");
+    }
+    // A pin of another root fails.
+    let (code, result) = study.verify(&["--expect-root", &"0".repeat(64)]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "SHA256SUMS", "root digest");
+}
+
+#[test]
+fn a_shard_altered_and_resealed_or_swapped_or_missing_fails_by_name() {
+    let study = Study::new();
+    // Altered: a run's record edited and every digest of the shard resealed,
+    // so that the shard verifies alone.
+    let shard = study.path("shard-b");
+    let record = a_run_record(&shard);
+    let text = fs::read_to_string(&record).expect("record");
+    fs::write(
+        &record,
+        text.replacen("\"passed\": true", "\"passed\": false", 1),
+    )
+    .expect("write");
+    reseal(&shard);
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "shard-b/SHA256SUMS", "root digest in SHARDS");
+    assert_fails(&result, "index.html", "rendered");
+
+    // Swapped: shard-c's site published under shard-b's name.
+    let study = Study::new();
+    fs::remove_dir_all(study.path("shard-b")).expect("remove");
+    fs::rename(study.path("shard-c"), study.path("shard-b")).expect("rename");
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "shard-b/SHA256SUMS", "root digest in SHARDS");
+    // Missing: shard-c is no longer published.
+    assert_fails(&result, "shard-c/SHA256SUMS", "root digest in SHARDS");
+}
+
+#[test]
+fn a_shard_counted_twice_fails_and_is_refused() {
+    let study = Study::new();
+    copy_dir(&study.path("shard-a"), &study.path("shard-d"));
+    // `receipts root` will not list a run twice.
+    let out = receipts(
+        study.dir.path(),
+        &["root", "--out", "root2", "shard-a", "shard-b", "shard-d"],
+    );
+    assert_exit(&out, 2, "root over a copied shard");
+    let text = stderr(&out);
+    assert!(
+        text.contains("shard-d") && text.contains("shard-a"),
+        "{text}"
+    );
+    assert!(!study.path("root2").exists());
+    // A forger lists the copy by hand and reseals the root's manifest.
+    let shards = study.root().join("SHARDS");
+    let mut list = fs::read_to_string(&shards).expect("SHARDS");
+    list.push_str(&format!(
+        "{}  shard-d\n",
+        root_digest(&study.path("shard-d"))
+    ));
+    fs::write(&shards, &list).expect("write");
+    let sums = study.root().join("SHA256SUMS");
+    let resealed: String = fs::read_to_string(&sums)
+        .expect("sums")
+        .lines()
+        .map(|l| match l.strip_suffix("  SHARDS") {
+            Some(_) => format!("{}  SHARDS\n", sha256_hex(list.as_bytes())),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    fs::write(&sums, resealed).expect("write");
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    let failed = failing(&result);
+    assert!(
+        failed
+            .iter()
+            .any(|(s, c)| s.starts_with("shard-d/data/") && c == "published by one shard"),
+        "{failed:#?}"
+    );
+}
+
+#[test]
+fn a_root_page_that_rounds_a_figure_or_a_root_that_drops_a_shard_fails() {
+    let study = Study::new();
+    let pin = root_digest(&study.root());
+    // The page, not the record: a shard's run count rounded up.
+    let page = study.root().join("index.html");
+    let text = fs::read_to_string(&page).expect("page");
+    let runs = text
+        .split("data-shown=\"runs\">")
+        .nth(1)
+        .and_then(|t| t.split('<').next())
+        .expect("a shown run count")
+        .to_string();
+    let more = (runs.parse::<usize>().expect("a count") + 10).to_string();
+    fs::write(
+        &page,
+        text.replacen(
+            &format!("data-shown=\"runs\">{runs}<"),
+            &format!("data-shown=\"runs\">{more}<"),
+            1,
+        ),
+    )
+    .expect("write");
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "index.html", "rendered");
+    fs::write(&page, text).expect("restore");
+
+    // The inconvenient shard dropped: a root rebuilt over the other two is
+    // consistent, and fails the pin of the root that was published.
+    let out = receipts(
+        study.dir.path(),
+        &["root", "--quiet", "--out", "root", "shard-a", "shard-c"],
+    );
+    assert_exit(&out, 0, "root over two shards");
+    let (code, _) = study.verify(&[]);
+    assert_eq!(code, Some(0));
+    let (code, result) = study.verify(&["--expect-root", &pin]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "SHA256SUMS", "root digest");
+
+    // A file slipped into the root fails too.
+    fs::write(study.root().join("extra.html"), "<p>claims</p>").expect("write");
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "extra.html", "made by receipts root");
+}
+
+#[test]
+fn a_root_over_what_is_not_a_site_is_refused_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::create_dir_all(dir.path().join("notes")).expect("mkdir");
+    let out = receipts(dir.path(), &["root", "--out", "root", "notes"]);
+    assert_exit(&out, 2, "root over a folder that is not a site");
+    assert!(
+        stderr(&out).contains("notes/SHA256SUMS"),
+        "{}",
+        stderr(&out)
+    );
+    fs::create_dir_all(dir.path().join("bad name")).expect("mkdir");
+    let out = receipts(dir.path(), &["root", "--out", "root", "bad name"]);
+    assert_exit(&out, 2, "a shard whose name is not a folder name");
+    assert!(!dir.path().join("root").exists());
+    // --shards goes with a root only.
+    let out = receipts(dir.path(), &["verify", "notes", "--shards", "."]);
+    assert_exit(&out, 2, "--shards on a site");
+}
