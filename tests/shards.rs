@@ -114,6 +114,22 @@ fn assert_fails(result: &Value, subject: &str, claim: &str) {
     );
 }
 
+/// Reseals a root as a forger would: every file its `SHA256SUMS` lists
+/// hashed again as it now is.
+fn reseal_root(root: &Path) {
+    let sums = root.join("SHA256SUMS");
+    let resealed: String = fs::read_to_string(&sums)
+        .expect("sums")
+        .lines()
+        .map(|l| {
+            let (_, path) = l.split_once("  ").expect("a manifest line");
+            let bytes = fs::read(root.join(path)).expect("a listed file");
+            format!("{}  {path}\n", sha256_hex(&bytes))
+        })
+        .collect();
+    fs::write(&sums, resealed).expect("write");
+}
+
 /// A run record of `shard` with a passing check, the first by path.
 fn a_run_record(shard: &Path) -> PathBuf {
     let mut records = common::files_ending(&shard.join("data"), ".json");
@@ -225,16 +241,7 @@ fn a_shard_counted_twice_fails_and_is_refused() {
         root_digest(&study.path("shard-d"))
     ));
     fs::write(&shards, &list).expect("write");
-    let sums = study.root().join("SHA256SUMS");
-    let resealed: String = fs::read_to_string(&sums)
-        .expect("sums")
-        .lines()
-        .map(|l| match l.strip_suffix("  SHARDS") {
-            Some(_) => format!("{}  SHARDS\n", sha256_hex(list.as_bytes())),
-            None => format!("{l}\n"),
-        })
-        .collect();
-    fs::write(&sums, resealed).expect("write");
+    reseal_root(&study.root());
     let (code, result) = study.verify(&[]);
     assert_eq!(code, Some(1));
     let failed = failing(&result);
@@ -292,6 +299,38 @@ fn a_root_page_that_rounds_a_figure_or_a_root_that_drops_a_shard_fails() {
     let (code, result) = study.verify(&[]);
     assert_eq!(code, Some(1));
     assert_fails(&result, "extra.html", "made by receipts root");
+}
+
+#[test]
+fn a_root_whose_verify_script_is_patched_and_resealed_fails() {
+    let study = Study::new();
+    // The code a reader's browser runs to verify, changed to report success
+    // whatever it finds, and the root's manifest resealed over it.
+    let script = study.root().join("assets/verify.js");
+    let mut code = fs::read_to_string(&script).expect("verify.js");
+    code.push_str("\ndocument.title = \"verified\";\n");
+    fs::write(&script, code).expect("write");
+    reseal_root(&study.root());
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert_fails(&result, "assets/verify.js", "the copy receipts");
+    assert_eq!(failing(&result).len(), 1, "{:#?}", failing(&result));
+
+    // The text output keeps only what did not pass, and counts every receipt.
+    let out = receipts(study.dir.path(), &["verify", "root"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL assets/verify.js: the copy receipts"),
+        "{text}"
+    );
+    let total = result["receipts"].as_array().expect("receipts").len();
+    let passed = total - 1;
+    assert!(
+        text.contains(&format!(": failed: {} receipts (", total))
+            && text.contains(&format!("{} pass, 1 fail, 0 could not be checked", passed)),
+        "{total} receipts, {passed} passing, not in {text}"
+    );
 }
 
 #[test]

@@ -16,7 +16,7 @@ use receipts_verifier::manifest::{
     is_listed, ManifestCheck, SitePredicate, Statement, ASSETS_DIR, DATA_DIR, RECORDS_SUMS,
     STATEMENT, SUMS,
 };
-use receipts_verifier::verify::{Receipt, Status, Tally};
+use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 
 use crate::build::{self, BuildError};
 use crate::error::{display_path, InputError};
@@ -29,8 +29,12 @@ pub struct SiteAudit {
     pub root_digest: String,
     /// SHA-256 of `data/SHA256SUMS`, when present.
     pub records_digest: Option<String>,
+    /// Every receipt counted by status, and by kind.
     pub tally: Tally,
-    /// Every receipt; subjects are paths relative to the site.
+    pub kinds: Kinds,
+    /// Every receipt (or, from [`crate::shards::audit_root`] asked to keep
+    /// only those, every receipt that did not pass); subjects are paths
+    /// relative to the site.
     pub receipts: Vec<Receipt>,
 }
 
@@ -247,6 +251,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
         root_digest,
         records_digest,
         tally: Tally::of(&receipts),
+        kinds: Kinds::of(&receipts),
         receipts,
     })
 }

@@ -22,7 +22,7 @@ use receipts_verifier::manifest::shards::{
 use receipts_verifier::manifest::{
     format_sums, parse_sums, ManifestCheck, DATA_DIR, RECORDS_SUMS, SUMS,
 };
-use receipts_verifier::verify::{Receipt, Tally};
+use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 
 use crate::audit::{read_site_file, SiteAudit, RENDERED};
 use crate::build::BuildError;
@@ -153,11 +153,14 @@ pub fn is_root(dir: &Path) -> bool {
 /// them): the root's files against its manifest (and the pin), each shard's
 /// `SHA256SUMS` against `SHARDS`, no run in two shards, the root's page and
 /// files against their rendering, then every shard verified as a site, its
-/// receipts named under `<name>/`.
+/// receipts named under `<name>/`. Every receipt is counted; without
+/// `keep_passing` only those that did not pass are kept past their shard, so
+/// that a root of millions of runs verifies in about one shard's memory.
 pub fn audit_root(
     dir: &Path,
     pin: Option<&str>,
     shards_dir: &Path,
+    keep_passing: bool,
 ) -> Result<SiteAudit, InputError> {
     let sums = read_site_file(dir, SUMS).map_err(|e| {
         InputError::new(
@@ -171,39 +174,79 @@ pub fn audit_root(
         let bytes = read_site_file(dir, &path);
         check.file(&path, bytes.as_deref().map_err(|e| e.as_str()));
     }
-    let mut receipts = Vec::new();
+    let mut found = Counted::new(keep_passing);
     for shard in check.shards() {
         let at = shards_dir.join(&shard.name);
         match read_shard(&at) {
             Ok((digest, runs)) => {
                 check.shard(&shard.name, Ok(&digest), &runs);
-                let found = crate::audit::audit(&at, None);
-                match found {
-                    Ok(found) => receipts.extend(found.receipts.into_iter().map(|r| Receipt {
-                        subject: format!("{}/{}", shard.name, r.subject),
+                let named = |subject: &str| format!("{}/{subject}", shard.name);
+                match crate::audit::audit(&at, None) {
+                    Ok(site) => found.add(site.receipts.into_iter().map(|r| Receipt {
+                        subject: named(&r.subject),
                         ..r
                     })),
-                    Err(e) => receipts.push(Receipt::new(
-                        &format!("{}/{}", shard.name, e.file),
+                    Err(e) => found.add([Receipt::new(
+                        &named(&e.file),
                         "a site receipts built",
                         "a site",
                         e.to_string(),
                         false,
-                    )),
+                    )]),
                 }
             }
             Err(e) => check.shard(&shard.name, Err(&e.to_string()), &[]),
         }
     }
     let result = check.finish();
-    receipts.splice(0..0, result.receipts);
-    receipts.extend(check_rendering(dir, &result.shards));
+    let shards = std::mem::take(&mut found.receipts);
+    found.add(result.receipts);
+    found.receipts.extend(shards);
+    found.add(check_rendering(dir, &result.shards));
     Ok(SiteAudit {
         root_digest,
         records_digest: None,
-        tally: Tally::of(&receipts),
-        receipts,
+        tally: found.tally,
+        kinds: found.kinds,
+        receipts: found.receipts,
     })
+}
+
+/// Receipts as they are found: each counted by status and kind, and kept
+/// unless it passed and only the others are wanted.
+struct Counted {
+    keep_passing: bool,
+    tally: Tally,
+    kinds: Kinds,
+    receipts: Vec<Receipt>,
+}
+
+impl Counted {
+    fn new(keep_passing: bool) -> Counted {
+        Counted {
+            keep_passing,
+            tally: Tally::default(),
+            kinds: Kinds::default(),
+            receipts: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, receipts: impl IntoIterator<Item = Receipt>) {
+        for r in receipts {
+            let one = std::slice::from_ref(&r);
+            let (t, k) = (Tally::of(one), Kinds::of(one));
+            self.tally.pass += t.pass;
+            self.tally.fail += t.fail;
+            self.tally.could_not_check += t.could_not_check;
+            self.kinds.records += k.records;
+            self.kinds.files += k.files;
+            self.kinds.pages += k.pages;
+            self.kinds.shown += k.shown;
+            if self.keep_passing || r.status != Status::Pass {
+                self.receipts.push(r);
+            }
+        }
+    }
 }
 
 /// The root's files against the root rendered again from its shards' facts:

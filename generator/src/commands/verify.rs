@@ -200,7 +200,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         None => None,
     };
     let target = args.target.display().to_string();
-    let (root_digest, records_digest, receipts) = if args.target.is_dir() {
+    let (root_digest, records_digest, receipts, counted) = if args.target.is_dir() {
         if args.site.is_some() {
             return Err(Failure {
                 message: "--site goes with a report, not a site".to_string(),
@@ -227,7 +227,8 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
                 .and_then(|t| t.parent().map(Path::to_path_buf))
                 .unwrap_or_else(|| PathBuf::from(".."));
             let shards = args.shards.clone().unwrap_or(beside);
-            crate::shards::audit_root(&args.target, pin.as_deref(), &shards)
+            // The text names only receipts that did not pass; `--json` lists every one.
+            crate::shards::audit_root(&args.target, pin.as_deref(), &shards, args.json)
         } else {
             audit(&args.target, pin.as_deref())
         };
@@ -237,11 +238,13 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             Some(found.root_digest),
             found.records_digest,
             found.receipts,
+            Some((found.tally, found.kinds)),
         )
     } else {
-        report_receipts(&args, pin.as_deref())?
+        let (root, records, receipts) = report_receipts(&args, pin.as_deref())?;
+        (root, records, receipts, None)
     };
-    let tally = Tally::of(&receipts);
+    let (tally, kinds) = counted.unwrap_or_else(|| (Tally::of(&receipts), Kinds::of(&receipts)));
     let status = if tally.fail > 0 {
         "failed"
     } else if tally.could_not_check > 0 {
@@ -256,7 +259,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             root_digest: root_digest.as_deref(),
             records_digest: records_digest.as_deref(),
             tally,
-            kinds: Kinds::of(&receipts),
+            kinds,
             receipts: &receipts,
         };
         let text = serde_json::to_string_pretty(&outcome).context("serializing the result")?;
@@ -305,7 +308,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         text.push_str(&format!(
             "{target}: {said}: {} receipts ({}), {} pass, {} fail, {} could not be checked\n",
             tally.total(),
-            Kinds::of(&receipts).describe(),
+            kinds.describe(),
             tally.pass,
             tally.fail,
             tally.could_not_check
