@@ -1,7 +1,7 @@
 // Writes BENCHMARKS.md (to stdout) from the figures scripts/bench measured:
 // figures.txt (`key value` lines), serve.json, browser.json, search.json,
-// first-visit.json and, when present, search-large.json and functions.md,
-// all in the directory given.
+// first-visit.json and, when present, serve-large.json, search-large.json,
+// run-page-large.json and functions.md, all in the directory given.
 //   node scripts/bench-report.mjs <work-dir>
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,9 +21,10 @@ const serve = JSON.parse(readFileSync(join(dir, "serve.json"), "utf8"));
 const browser = JSON.parse(readFileSync(join(dir, "browser.json"), "utf8"));
 const search = JSON.parse(readFileSync(join(dir, "search.json"), "utf8"));
 const firstVisit = JSON.parse(readFileSync(join(dir, "first-visit.json"), "utf8"));
-const searchLarge = existsSync(join(dir, "search-large.json"))
-  ? JSON.parse(readFileSync(join(dir, "search-large.json"), "utf8"))
-  : null;
+const optional = (name) => (existsSync(join(dir, name)) ? JSON.parse(readFileSync(join(dir, name), "utf8")) : null);
+const searchLarge = optional("search-large.json");
+const serveLarge = optional("serve-large.json");
+const runPageLarge = optional("run-page-large.json");
 const functions = existsSync(join(dir, "functions.md")) ? readFileSync(join(dir, "functions.md"), "utf8") : null;
 
 const MIB = 1024 * 1024;
@@ -45,6 +46,9 @@ p();
 p(`Measured by \`scripts/bench ${f.runs} ${f.large_runs ?? 0}\` on ${f.date}: ${f.cores} cores (${String(f.cpu).replaceAll("_", " ")}), ${f.memory_gib} GiB,`);
 p(`receipts ${f.receipts_version}. Rerun it to replace this file. The input is simulated by`);
 p(`\`receipts simulate --scale N\`: one experiment of N runs averaging ${f.turns_per_run} turns.`);
+if (f.shards_runs) {
+  p(`The study in shards is ${n(f.shards_runs)} runs in ${f.shards_count} such experiments (\`scripts/bench-shards\`, called by it).`);
+}
 p(`Times are the median wall time of ${f.repeats} runs, memory the largest peak resident set`);
 p("(`/usr/bin/time -f \"%e %M\"`), ratios are taken against a peer measured in the same run.");
 p();
@@ -68,10 +72,22 @@ if (f.large_runs) {
   const site = f.large_gz_site_bytes ?? f.large_site_bytes;
   target(`site of ${n(f.large_runs)} runs${f.large_gz_site_bytes ? ", records gzipped and run pages compact (`--compress-records`)" : ""}`,
     "under 1 GB (GitHub Pages)", `${n(site / MIB)} MiB`, x(site / GB), site < GB);
+  if (runPageLarge) {
+    target(`verify one run page of the ${n(f.large_runs)}-run site (\`--compress-records\`) in the browser (a new tab each time)`, "under 300 ms",
+      `${n(runPageLarge.run_page_verify_ms)} ms, ${runPageLarge.run_page_receipts} receipts, ${runPageLarge.run_page_status}`,
+      x(runPageLarge.run_page_verify_ms / 300), runPageLarge.run_page_status === "verified" && runPageLarge.run_page_verify_ms < 300);
+  }
   const growth = (f.large_build_s / f.large_runs) / (f.build_s / f.runs);
   target(`time per run, ${n(f.large_runs)} against ${n(f.runs)} runs`, "at most linear (at most 1.1×)",
     `${((f.large_build_s / f.large_runs) * 1e3).toFixed(2)} ms against ${((f.build_s / f.runs) * 1e3).toFixed(2)} ms`,
     x(growth), growth <= 1.1);
+}
+if (f.small_runs) {
+  const perRun = (f.small_pages_bytes + f.small_records_bytes) / f.small_runs;
+  target(`a run's page and record at ${n(f.small_runs)} runs (\`--compress-records\`; \`tests/site_size.rs\` fails above the goal)`,
+    "under 10,000 bytes (1 GB over 100,000 runs)",
+    `${n(perRun)} bytes (page ${n(f.small_pages_bytes / f.small_runs)}, record ${n(f.small_records_bytes / f.small_runs)})`,
+    x(perRun / 10000), perRun < 10000);
 }
 const verifyRatio = f.verify_s / f.sha256sum_s;
 target(`\`receipts verify\` on the ${n(f.runs)}-run site, against \`sha256sum -c\` of its two manifests`, "within 2×",
@@ -84,9 +100,10 @@ if (f.verify_before_s !== undefined) {
 const sha = browser.sha_wasm_mibps / browser.sha_subtle_mibps;
 target("SHA-256 in the browser, wasm verifier against `crypto.subtle.digest`", "at least 1/3 (0.33×)",
   `${n(browser.sha_wasm_mibps)} MiB/s against ${n(browser.sha_subtle_mibps)} MiB/s`, x(sha), sha >= 1 / 3);
-target(`verify the ${n(f.runs)}-run site in the browser`, "completes, with progress",
-  `${browser.site_status}, ${n(browser.site_receipts)} receipts in ${s(browser.site_verify_s)}; the bar moved ${browser.site_progress_steps} times`,
-  "", browser.site_status === "verified" && browser.site_progress_steps > 1);
+const inBrowser = browser.site_verify_s / f.verify_s;
+target(`verify the ${n(f.runs)}-run site in Chromium, with progress, against native \`receipts verify\``, "within 3×",
+  `${browser.site_status}, ${n(browser.site_receipts)} receipts in ${s(browser.site_verify_s)} against ${s(f.verify_s)}; the bar moved ${browser.site_progress_steps} times; fetching the same ${n(browser.site_files)} files and nothing else took ${s(browser.site_fetch_floor_s)} (${x(browser.site_fetch_floor_s / f.verify_s)} native)`,
+  x(inBrowser), browser.site_status === "verified" && browser.site_progress_steps > 1 && inBrowser <= 3);
 target("verify one run page in the browser (a new tab each time)", "under 300 ms",
   `${n(browser.run_page_verify_ms)} ms, ${browser.run_page_receipts} receipts, ${browser.run_page_status}`,
   x(browser.run_page_verify_ms / 300), browser.run_page_status === "verified" && browser.run_page_verify_ms < 300);
@@ -105,6 +122,16 @@ for (const q of [search, searchLarge].filter(Boolean)) {
 const rebuild = median(serve.rebuild_ms);
 target(`\`receipts serve\`: rebuild after one run changes in a ${n(serve.runs)}-run project`, "under 300 ms",
   `${rebuild} ms`, x(rebuild / 300), rebuild < 300);
+if (serveLarge) {
+  const large = median(serveLarge.rebuild_ms);
+  target(`\`receipts serve\`: rebuild after one run changes in a ${n(serveLarge.runs)}-run project`, "under 500 ms",
+    `${large} ms`, x(large / 500), large < 500);
+}
+if (f.shards_runs) {
+  target(`a study of ${n(f.shards_runs)} runs published as ${f.shards_count} shards under a root site`, "every shard under 1 GB (GitHub Pages)",
+    `largest shard ${n(f.shards_largest_bytes)} bytes; ${n(f.shards_bytes)} bytes in all; built in ${s(f.shards_build_s)}, verified whole in ${s(f.shards_verify_s)}`,
+    x(f.shards_largest_bytes / GB), f.shards_largest_bytes < GB);
+}
 
 out.push(...rows);
 p();
@@ -143,14 +170,16 @@ if (f.large_runs) {
 p();
 p("### `receipts serve`");
 p();
-p(`A ${n(serve.runs)}-run project is served while one run record changes ${serve.rebuild_ms.length} times`);
+p(`A ${n(serve.runs)}-run project${serveLarge ? ` and a ${n(serveLarge.runs)}-run one are` : " is"} served while one run record changes ${serve.rebuild_ms.length} times`);
 p("(`scripts/serve-rebuild.mjs`): the rebuild time `receipts serve` reports, and the time from the");
 p("write until the served page has new bytes (the watcher's 150 ms quiet period included).");
 p();
-p("| | median | all |");
-p("| --- | --- | --- |");
-p(`| rebuild | ${rebuild} ms | ${serve.rebuild_ms.join(", ")} ms |`);
-p(`| write to new page | ${median(serve.visible_ms)} ms | ${serve.visible_ms.join(", ")} ms |`);
+p("| runs | | median | all |");
+p("| --- | --- | --- | --- |");
+for (const v of [serve, serveLarge].filter(Boolean)) {
+  p(`| ${n(v.runs)} | rebuild | ${median(v.rebuild_ms)} ms | ${v.rebuild_ms.join(", ")} ms |`);
+  p(`| ${n(v.runs)} | write to new page | ${median(v.visible_ms)} ms | ${v.visible_ms.join(", ")} ms |`);
+}
 p();
 p("### In the browser");
 p();
@@ -165,8 +194,10 @@ p(`| wasm page check | ${n(browser.render_bytes)} bytes, ${n(browser.render_gzip
 p(`| SHA-256, wasm verifier | ${n(browser.sha_wasm_mibps)} MiB/s | ${browser.sha_buffer_mib} MiB buffer, median of ${browser.sha_repeats} taken in turn with \`crypto.subtle\`, after one untimed round of each |`);
 p(`| SHA-256, \`crypto.subtle.digest\` | ${n(browser.sha_subtle_mibps)} MiB/s | the same buffer |`);
 p(`| SHA-256, native \`sha256sum\` | ${n(browser.sha_native_mibps)} MiB/s | the same bytes from a file in the page cache, process start included |`);
-p(`| verify the ${n(f.runs)}-run site | ${s(browser.site_verify_s)} | ${n(browser.site_receipts)} receipts, from pressing Verify on \`verify.html\`, every page rendered again and compared |`);
-p(`| fetch the same files, nothing else | ${s(browser.site_fetch_floor_s)} | the ${n(browser.site_files)} files of the site but its two manifests, from the same tab and server, six at a time, not cached: the floor under the site's Verify |`);
+const cores = (c) => (c === null ? "" : `; ${c.toFixed(2)} of ${f.cores} cores busy meanwhile`);
+p(`| verify the ${n(f.runs)}-run site | ${s(browser.site_verify_s)} (${x(browser.site_verify_s / f.verify_s)} native) | ${n(browser.site_receipts)} receipts, ${browser.site_status}, timed in the page from pressing Verify on \`verify.html\` to the outcome, every page rendered again and compared; in a Chromium driven over the DevTools protocol's Runtime domain only (\`tests/browser/bare.mjs\`), as a reader's unwatched browser runs it${cores(browser.site_busy_cores)} |`);
+p(`| fetch the same files, nothing else | ${s(browser.site_fetch_floor_s)} (${x(browser.site_fetch_floor_s / f.verify_s)} native) | the ${n(browser.site_files)} files of the site but its two manifests, from the same kind of page and server (Node.js, on the same cores), six at a time, not cached: the floor under the site's Verify${cores(browser.site_fetch_busy_cores)} |`);
+p(`| verify the ${n(f.runs)}-run site, watched by Playwright | ${s(browser.site_driven_verify_s)} | the same, in a Chromium driven by Playwright as the browser tests drive it: it watches every request (the protocol's Network domain); figures here before 2026-12-04 were measured so; ${browser.site_driven_status} |`);
 for (const [name, what] of [["no_records", "a page without records"], ["run", "a run page"]]) {
   const v = firstVisit[name];
   const modules = Object.entries(v.wasm).map(([path, bytes]) => `${path.split("/").pop()} ${n(bytes)}`).join(", ");
@@ -185,6 +216,22 @@ p("| runs | index | first answer | typed search | longest main-thread task |");
 p("| --- | --- | --- | --- | --- |");
 for (const q of [search, searchLarge].filter(Boolean)) {
   p(`| ${n(q.runs)} | ${n(q.index_bytes / 1024)} KiB in ${q.index_parts} part${q.index_parts === 1 ? "" : "s"} | ${n(q.first_answer_ms)} ms | ${n(q.typed_answer_ms)} ms | ${n(q.longest_task_ms)} ms |`);
+}
+if (f.shards_runs) {
+  p();
+  p(`### ${n(f.shards_runs)} runs in shards`);
+  p();
+  p(`Measured by \`scripts/bench-shards ${f.shards_runs} ${f.shards_count}\`: ${f.shards_count} simulated experiments of ${n(f.shards_runs / f.shards_count)} runs`);
+  p("(`receipts simulate --scale N --experiment S01` …), each built into its own site with `--compress-records`,");
+  p("one after another, the root site over them (`receipts root`), then `receipts verify` on the root, which");
+  p("verifies every shard whole.");
+  p();
+  p("| figure | measured |");
+  p("| --- | --- |");
+  p(`| build every shard, one after another | ${s(f.shards_build_s)} in all; peak memory ${mib(f.shards_build_kib)} |`);
+  p(`| build the root (reads each shard's manifests, not its records) | ${s(f.shards_root_s)}; peak memory ${mib(f.shards_root_kib)} |`);
+  p(`| total size on disk (\`du -sb\`), root and shards | ${n(f.shards_bytes)} bytes in ${n(f.shards_files)} files; the largest shard ${n(f.shards_largest_bytes)} bytes, the root ${n(f.shards_root_bytes)} (its verifier modules) |`);
+  p(`| \`receipts verify\` on the root, every shard verified whole | ${s(f.shards_verify_s)} (${((f.shards_verify_s / f.shards_runs) * 1e3).toFixed(2)} ms a run); peak memory ${mib(f.shards_verify_kib)} |`);
 }
 if (functions) {
   p();

@@ -110,9 +110,10 @@ function tally(receipts) {
   return t;
 }
 
-// Fetches `paths` with a few requests in flight, calling `each(path, bytes)` in order of arrival.
+// Fetches `paths` with six requests in flight (as many as a browser opens
+// to one host over HTTP/1.1), calling `each(path, bytes)` in order of arrival.
 function fetchAll(base, paths, each, onProgress, gzFallback) {
-  var next = 0, done = 0, inFlight = 4;
+  var next = 0, done = 0, inFlight = 6;
   return new Promise(function (resolve, reject) {
     if (!paths.length) return resolve();
     function start() {
