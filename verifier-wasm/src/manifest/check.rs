@@ -63,6 +63,68 @@ pub fn is_listed(path: &str) -> bool {
         || path == ".nojekyll"
 }
 
+/// A site's top manifest, opened: its root digest, what it lists, and the
+/// receipts found so far.
+pub(crate) struct Opened {
+    pub root_digest: String,
+    pub listed: BTreeMap<String, String>,
+    pub receipts: Vec<Receipt>,
+}
+
+/// Opens the `SHA256SUMS` at the top of a site (or of a root site): the
+/// pin held to its digest, when there is one; a manifest that cannot be
+/// read fails and lists nothing; and each path it lists that `may_list`
+/// refuses fails, as `expected` against `found`.
+pub(crate) fn open_manifest(
+    sums: &[u8],
+    pin: Option<&str>,
+    may_list: &dyn Fn(&str) -> bool,
+    expected: &str,
+    found: &str,
+) -> Opened {
+    let root_digest = sha256_hex(sums);
+    let mut receipts = Vec::new();
+    if let Some(pin) = pin {
+        receipts.push(Receipt::new(
+            SUMS,
+            "root digest",
+            pin,
+            &root_digest,
+            pin == root_digest,
+        ));
+    }
+    let listed = match std::str::from_utf8(sums)
+        .map_err(|e| e.to_string())
+        .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
+    {
+        Ok(listed) => listed,
+        Err(e) => {
+            receipts.push(Receipt::new(
+                SUMS,
+                "manifest",
+                "a SHA256SUMS file",
+                e,
+                false,
+            ));
+            BTreeMap::new()
+        }
+    };
+    for path in listed.keys().filter(|p| !may_list(p)) {
+        receipts.push(Receipt::new(
+            path,
+            "listed in SHA256SUMS",
+            expected,
+            found,
+            false,
+        ));
+    }
+    Opened {
+        root_digest,
+        listed,
+        receipts,
+    }
+}
+
 /// The manifest checks of one site, fed the files as they are read.
 #[derive(Debug)]
 pub struct ManifestCheck {
@@ -94,42 +156,17 @@ impl ManifestCheck {
     /// Starts with the root manifest's bytes and the pinned root digest, if
     /// any (already parsed by [`super::parse_pin`]).
     pub fn new(sums: &[u8], pin: Option<&str>) -> ManifestCheck {
-        let root_digest = sha256_hex(sums);
-        let mut receipts = Vec::new();
-        if let Some(pin) = pin {
-            receipts.push(Receipt::new(
-                SUMS,
-                "root digest",
-                pin,
-                &root_digest,
-                pin == root_digest,
-            ));
-        }
-        let listed = match std::str::from_utf8(sums)
-            .map_err(|e| e.to_string())
-            .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
-        {
-            Ok(listed) => listed,
-            Err(e) => {
-                receipts.push(Receipt::new(
-                    SUMS,
-                    "manifest",
-                    "a SHA256SUMS file",
-                    e,
-                    false,
-                ));
-                BTreeMap::new()
-            }
-        };
-        for path in listed.keys().filter(|p| !is_listed(p)) {
-            receipts.push(Receipt::new(
-                path,
-                "listed in SHA256SUMS",
-                "listed",
-                "a file rendered from the records, which SHA256SUMS does not list",
-                false,
-            ));
-        }
+        let Opened {
+            root_digest,
+            listed,
+            receipts,
+        } = open_manifest(
+            sums,
+            pin,
+            &is_listed,
+            "listed",
+            "a file rendered from the records, which SHA256SUMS does not list",
+        );
         ManifestCheck {
             root_digest,
             listed,

@@ -22,6 +22,7 @@ use serde::Serialize;
 use crate::digest::sha256_hex;
 use crate::verify::Receipt;
 
+use super::check::{open_manifest, Opened};
 use super::chunks::run_record;
 use super::{format_sums, parse_sums, SumsError, ASSETS_DIR, SUMS};
 
@@ -145,6 +146,8 @@ pub struct RootCheck {
     listed: BTreeMap<String, String>,
     seen: BTreeSet<String>,
     shards: Option<Vec<Shard>>,
+    /// The shards [`Self::shard`] was given, by name.
+    checked: BTreeSet<String>,
     /// Which shard publishes each run record seen so far.
     owner: BTreeMap<String, String>,
     facts: BTreeMap<String, ShardFacts>,
@@ -155,50 +158,23 @@ impl RootCheck {
     /// Starts with the bytes of the root's `SHA256SUMS` and the pinned root
     /// digest, if any (already parsed by [`super::parse_pin`]).
     pub fn new(sums: &[u8], pin: Option<&str>) -> RootCheck {
-        let root_digest = sha256_hex(sums);
-        let mut receipts = Vec::new();
-        if let Some(pin) = pin {
-            receipts.push(Receipt::new(
-                SUMS,
-                "root digest",
-                pin,
-                &root_digest,
-                pin == root_digest,
-            ));
-        }
-        let listed = match std::str::from_utf8(sums)
-            .map_err(|e| e.to_string())
-            .and_then(|t| parse_sums(t).map_err(|e| e.to_string()))
-        {
-            Ok(listed) => listed,
-            Err(e) => {
-                receipts.push(Receipt::new(
-                    SUMS,
-                    "manifest",
-                    "a SHA256SUMS file",
-                    e,
-                    false,
-                ));
-                BTreeMap::new()
-            }
-        };
         let assets = format!("{ASSETS_DIR}/");
-        for path in listed
-            .keys()
-            .filter(|p| *p != SHARDS && !p.starts_with(&assets))
-        {
-            receipts.push(Receipt::new(
-                path,
-                "listed in SHA256SUMS",
-                "SHARDS or an asset",
-                "a file a root site does not have",
-                false,
-            ));
-        }
+        let Opened {
+            root_digest,
+            listed,
+            receipts,
+        } = open_manifest(
+            sums,
+            pin,
+            &|p| p == SHARDS || p.starts_with(&assets),
+            "SHARDS or an asset",
+            "a file a root site does not have",
+        );
         RootCheck {
             root_digest,
             listed,
             seen: BTreeSet::new(),
+            checked: BTreeSet::new(),
             shards: None,
             owner: BTreeMap::new(),
             facts: BTreeMap::new(),
@@ -272,6 +248,7 @@ impl RootCheck {
     /// `data/`): its digest held to the one `SHARDS` lists, each run to
     /// this shard alone. Its own receipts are the caller's, under `<name>/`.
     pub fn shard(&mut self, name: &str, digest: Result<&str, &str>, run_records: &[String]) {
+        self.checked.insert(name.to_string());
         let subject = format!("{name}/{SUMS}");
         let Some(expected) = self
             .shards
@@ -419,12 +396,7 @@ impl RootCheck {
             ));
         }
         for shard in self.shards.iter().flatten() {
-            let checked = self.facts.contains_key(&shard.name)
-                || self
-                    .receipts
-                    .iter()
-                    .any(|r| r.subject == format!("{}/{SUMS}", shard.name));
-            if !checked {
+            if !self.checked.contains(&shard.name) {
                 self.receipts.push(Receipt::new(
                     &format!("{}/{SUMS}", shard.name),
                     format!("root digest in {SHARDS}"),
