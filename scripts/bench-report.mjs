@@ -65,6 +65,14 @@ if (f.hugo_s !== undefined) {
   target("peak memory of that build, against Hugo", "under 0.25× Hugo's",
     `${mib(f.build_kib)} against ${mib(f.hugo_kib)}`, x(memory), memory < 0.25);
 }
+if (f.hugo_light_s !== undefined) {
+  const speed = f.hugo_light_s / f.build_s;
+  const memory = f.build_kib / f.hugo_light_kib;
+  target(`build ${n(f.runs)} runs, against Hugo building the lightest page a run could have`, "at least 2× Hugo's speed",
+    `${s(f.build_s)} against ${s(f.hugo_light_s)}`, x(speed), speed >= 2);
+  target("peak memory of that build, against Hugo on the lightest pages", "under 0.25× Hugo's",
+    `${mib(f.build_kib)} against ${mib(f.hugo_light_kib)}`, x(memory), memory < 0.25);
+}
 if (f.large_runs) {
   target(`build ${n(f.large_runs)} runs`, "under 60 s", s(f.large_build_s), x(f.large_build_s / 60), f.large_build_s < 60);
   target(`peak memory building ${n(f.large_runs)} runs`, "under 1 GB", mib(f.large_build_kib),
@@ -149,6 +157,9 @@ p(`| \`receipts verify site\` | ${s(f.verify_s)} | ${mib(f.verify_kib)} | check 
 p(`| \`sha256sum -c SHA256SUMS\` and \`data/SHA256SUMS\` (peer) | ${s(f.sha256sum_s)} | ${mib(f.sha256sum_kib)} | hash the records and assets only |`);
 if (f.hugo_s !== undefined) {
   p(`| \`hugo\` (peer) | ${s(f.hugo_s)} | ${mib(f.hugo_kib)} | render one Markdown page per run (\`scripts/hugo-site.mjs\`: its facts, every turn, call and check) with a minimal layout |`);
+  if (f.hugo_light_s !== undefined) {
+    p(`| \`hugo\`, lightest pages (peer) | ${s(f.hugo_light_s)} | ${mib(f.hugo_light_kib)} | render one Markdown page per run of five short paragraphs and a table of its first twelve turns (\`scripts/hugo-site.mjs --light\`) |`);
+  }
   p();
   p("Hugo renders pages only; `receipts build` also verifies every receipt and writes the records,");
   p("manifests and indexes. The Hugo figure quoted when the targets were set (4.6 s, 1.0 GB on this");

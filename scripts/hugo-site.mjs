@@ -2,11 +2,16 @@
 // build-time comparison in scripts/bench: each page holds what a run page
 // shows in Markdown (the run's facts and every turn), so the two tools build
 // comparable pages from the same runs.
-//   node scripts/hugo-site.mjs <receipts-input-dir> <hugo-site-dir>
+//   node scripts/hugo-site.mjs [--light] <receipts-input-dir> <hugo-site-dir>
+// With --light, each page is the lightest a run could have instead: five
+// paragraphs of its facts and a table of its first twelve turns, a floor
+// for what any static generator does per run.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const [input, out] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const light = args[0] === "--light";
+const [input, out] = light ? args.slice(1) : args;
 const layouts = join(out, "layouts", "_default");
 mkdirSync(layouts, { recursive: true });
 mkdirSync(join(out, "content", "runs"), { recursive: true });
@@ -22,6 +27,11 @@ for (const exp of readdirSync(join(input, "experiments"))) {
   for (const file of files) {
     const run = JSON.parse(readFileSync(join(runs, file), "utf8"));
     const lines = [`---`, `title: "${run.id}"`, `---`, ``, `Task ${run.task}, profile ${run.profile}, seed ${run.seed}, policy ${run.policy}.`, ``];
+    if (light) {
+      writeFileSync(join(out, "content", "runs", `${run.id}.md`), lightPage(run, lines).join("\n"));
+      count += 1;
+      continue;
+    }
     run.attempts.forEach((a, i) => {
       lines.push(`## Attempt ${i + 1}: ${a.tier}`, ``);
       a.turns.forEach((t) => {
@@ -36,3 +46,22 @@ for (const exp of readdirSync(join(input, "experiments"))) {
   }
 }
 console.log(`wrote ${count} pages`);
+
+// Five paragraphs and a twelve-row table of turns.
+function lightPage(run, lines) {
+  const attempts = run.attempts;
+  const last = attempts[attempts.length - 1];
+  const calls = attempts.flatMap((a) => a.calls);
+  const tokens = calls.reduce((sum, c) => sum + (c.usage?.prompt_tokens ?? 0) + (c.usage?.completion_tokens ?? 0), 0);
+  const checks = attempts.flatMap((a) => a.checks);
+  lines.push(
+    `${attempts.length} attempt(s); the last on tier ${last.tier}.`, ``,
+    `${calls.length} provider call(s), ${tokens} tokens in all.`, ``,
+    `${checks.filter((c) => c.passed).length} of ${checks.length} checks passed.`, ``,
+    `Outcome: ${run.outcome?.passed ? `passed on tier ${run.outcome.passed_tier}` : "failed"}.`, ``,
+    `| # | tool | decision | reason |`, `| --- | --- | --- | --- |`,
+  );
+  attempts.flatMap((a) => a.turns).slice(0, 12).forEach((t, i) =>
+    lines.push(`| ${i + 1} | ${t.action.tool} | ${t.permission.decision} | ${String(t.permission.reason).replaceAll("|", "\\|")} |`));
+  return lines;
+}
