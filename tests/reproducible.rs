@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{repo, stderr, tree};
+use receipts::write::in_place::InPlace;
 
 /// Copies the sample's files into `to`, creating them in the given order.
 fn copy_in_order(to: &Path, reverse: bool) {
@@ -68,6 +69,16 @@ fn build_with(
     out: &str,
     cache: Option<&std::sync::Arc<receipts::cache::RunCache>>,
 ) -> receipts::build::BuildReport {
+    build_in_place(root, out, cache, None)
+}
+
+/// [`build_with`], changing the site `in_place` remembers in place.
+fn build_in_place(
+    root: &Path,
+    out: &str,
+    cache: Option<&std::sync::Arc<receipts::cache::RunCache>>,
+    in_place: Option<&std::sync::Arc<InPlace>>,
+) -> receipts::build::BuildReport {
     let options = receipts::build::BuildOptions {
         root: root.to_path_buf(),
         out: root.join(out),
@@ -76,6 +87,7 @@ fn build_with(
         background_cleanup: false,
         cache: cache.cloned(),
         compress_records: false,
+        in_place: in_place.cloned(),
     };
     receipts::build::build(&options).expect("build")
 }
@@ -104,10 +116,28 @@ fn edit_record(root: &Path, rel: &str, edit: impl FnOnce(&mut serde_json::Value)
 
 #[test]
 fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
+    rebuilds_keeping_unchanged_runs(None);
+}
+
+/// As `receipts serve` rebuilds: the site it wrote is changed in place.
+#[test]
+fn a_site_changed_in_place_is_what_a_full_build_writes() {
+    rebuilds_keeping_unchanged_runs(Some(std::sync::Arc::new(InPlace::new(None))));
+}
+
+/// The inode of a file, which a file changed in place keeps.
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).expect("metadata").ino()
+}
+
+fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     copy_in_order(root, false);
     let cache = std::sync::Arc::new(receipts::cache::RunCache::default());
+    let build_with =
+        |root: &Path, out: &str, cache| build_in_place(root, out, cache, in_place.as_ref());
     let first = build_with(root, "site", Some(&cache));
     assert_eq!(first.kept, 0, "nothing to keep yet");
     let runs = first.runs;
@@ -120,9 +150,18 @@ fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
             .expect("duration");
         run["attempts"][0]["duration_ms"] = (d + 1234).into();
     });
+    let unchanged_page = root.join("site/runs/E01-invoice-cleanup-fast-s1-ladder.html");
+    let before = inode(&unchanged_page);
     let second = build_with(root, "site", Some(&cache));
     assert_eq!(second.kept, runs - 1);
     assert_same_as_full_build(root, "site");
+    assert_eq!(
+        inode(&unchanged_page) == before,
+        in_place.is_some(),
+        "a page changed in place keeps its file; a new site has new files"
+    );
+    // Past the filesystem clock's granularity, as an edit by hand would be.
+    std::thread::sleep(std::time::Duration::from_millis(50));
 
     // Files edited by hand in the served site are made again, not linked:
     // one of another size, and a record of the same size whose modification
@@ -190,10 +229,17 @@ fn a_rebuild_that_keeps_unchanged_runs_writes_what_a_full_build_writes() {
         })
     };
     bump(1);
-    build_with(root, "site", None);
+    build_in_place(root, "site", None, None);
     bump(1);
     let fifth = build_with(root, "site", Some(&cache));
     assert_eq!(fifth.kept, 0);
+    assert_same_as_full_build(root, "site");
+
+    // A document goes: its page and its published copy go with it.
+    assert!(root.join("site/docs/TRUST.html").is_file());
+    fs::remove_file(root.join("docs/TRUST.md")).expect("remove");
+    build_with(root, "site", Some(&cache));
+    assert!(!root.join("site/docs/TRUST.html").exists());
     assert_same_as_full_build(root, "site");
 }
 

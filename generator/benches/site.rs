@@ -120,6 +120,7 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
         background_cleanup: false,
         cache: None,
         compress_records: false,
+        in_place: None,
     };
     let mut group = c.benchmark_group("build");
     // Long iterations: flat sampling (the same count in every sample, at least one) keeps ten

@@ -11,6 +11,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use sha2::{Digest, Sha256};
+
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{
     self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS, VERIFIER_DIR,
@@ -19,13 +21,14 @@ use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use crate::cache::{self, RunCache};
 use crate::data;
-use crate::load::{self, Corpus};
+use crate::load::{self, Corpus, LoadedExperiment};
 use crate::pages;
 use crate::publish;
 use crate::render::{Renderer, Theme};
 use crate::site;
 use crate::validate;
 use crate::verification::{self, Keep};
+use crate::write::in_place::InPlace;
 use crate::write::{Difference, Staging};
 
 /// Runs at or above this count get a progress bar.
@@ -51,6 +54,9 @@ pub struct BuildOptions {
     /// Publish run records gzipped (`data/<dir>/runs/<run>.json.gz`): a
     /// site of many runs then fits a host's size limit.
     pub compress_records: bool,
+    /// Change the site this process wrote last in place instead of
+    /// writing a new one (`receipts serve`); see [`crate::write::in_place`].
+    pub in_place: Option<Arc<InPlace>>,
 }
 
 /// What a build produced.
@@ -110,22 +116,33 @@ fn build_site(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         stages: Vec::new(),
         last: Instant::now(),
     };
-    let corpus = load::load(&options.root)?;
+    let corpus = load::load_with(&options.root, options.cache.as_deref().map(|c| &c.heads))?;
     timer.lap("load");
     validate::validate(&corpus)?;
     timer.lap("validate");
-    let staging = Staging::new(&options.out)?;
+    let in_place = options.in_place.as_deref();
+    let staging = match in_place {
+        Some(in_place) if !options.compress_records => Staging::update(&options.out, in_place)
+            .map_or_else(|| Staging::new(&options.out), Ok)?,
+        _ => Staging::new(&options.out)?,
+    };
     let (mut report, staging, fresh) =
         render(&corpus, options, staging, None, Keep::NotPassing, timer)?;
     let committing = Instant::now();
-    let previous = staging.commit()?;
+    let previous = match in_place {
+        Some(in_place) => {
+            let page_context = page_context(&corpus, fresh.as_ref().map(|(c, _)| c.as_str()));
+            staging.commit_remembered(in_place, &report.root_digest, page_context)?;
+            None
+        }
+        None => Some(staging.commit()?),
+    };
     if let (Some(cache), Some((context, fresh))) = (&options.cache, fresh) {
         cache.store(context, report.root_digest.clone(), fresh);
     }
-    if options.background_cleanup {
-        previous.remove_in_background();
-    } else {
-        drop(previous);
+    match previous {
+        Some(previous) if options.background_cleanup => previous.remove_in_background(),
+        previous => drop(previous),
     }
     report.stages.push(("commit", committing.elapsed()));
     Ok(report)
@@ -157,6 +174,7 @@ pub fn rebuild(site: &Path, corpus: Corpus, root_digest: &str) -> Result<Rebuilt
         background_cleanup: false,
         cache: None,
         compress_records: data::records_gzipped(&corpus),
+        in_place: None,
     };
     let staging = Staging::compare(site);
     let (mut report, staging, _) = render(
@@ -216,7 +234,7 @@ type Fresh = Option<(String, HashMap<String, cache::CachedRun>)>;
 fn render(
     corpus: &Corpus,
     options: &BuildOptions,
-    staging: Staging,
+    mut staging: Staging,
     root_digest: Option<String>,
     keep: Keep,
     mut timer: Timer,
@@ -229,6 +247,9 @@ fn render(
     let (code, verifier_digest) = code(&theme)?;
     let sums = root_manifest(&records_digest, &code);
     let root_digest = root_digest.unwrap_or_else(|| sha256_hex(sums.as_bytes()));
+    if options.in_place.is_some() {
+        staging.track(&root_digest);
+    }
     let site_info = site::site_info(
         corpus,
         site::Digests {
@@ -246,12 +267,34 @@ fn render(
     let renderer = Renderer::new(site_info, &theme)?;
     let run_count: usize = corpus.experiments.iter().map(|e| e.runs.len()).sum();
     let progress = progress_bar(run_count, options.quiet);
+    let gzipped = options.compress_records;
+    // A kept run whose page read nothing that changed: its record and page
+    // stay as they are on disk, but for the root digest.
+    let last = staging
+        .last()
+        .filter(|last| last.page_context == page_context(corpus, Some(&context)));
+    let unchanged = |loaded: &LoadedExperiment, index: usize| {
+        let Some(last) = last else {
+            return false;
+        };
+        let id = &loaded.runs[index].id;
+        let rel = loaded.run_path(id);
+        let unchanged = corpus
+            .record_digests
+            .get(&rel)
+            .is_some_and(|digest| staging.keep(&data::record_file(&rel, false), digest))
+            && staging.patch(&site::run_href(id), &last.root_digest, &root_digest);
+        if unchanged {
+            progress.inc(1);
+        }
+        unchanged
+    };
     let reuse = options.cache.as_ref().map(|_| verification::Reuse {
         kept: &kept,
         fresh: Mutex::new(HashMap::new()),
         hits: AtomicUsize::new(0),
+        unchanged: Some(&unchanged),
     });
-    let gzipped = options.compress_records;
     let verified = pages::runs(
         corpus,
         &renderer,
@@ -324,6 +367,29 @@ fn render(
         receipts,
     };
     Ok((report, staging, fresh))
+}
+
+/// What a run page reads besides its own record and verification: the
+/// context of its verification (see [`cache::context`]) and, for its links
+/// to the runs beside it, every run's cell and what it replaces.
+fn page_context(corpus: &Corpus, context: Option<&str>) -> String {
+    let mut hash = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    field(context.unwrap_or_default().as_bytes());
+    for loaded in &corpus.experiments {
+        field(loaded.dir.as_bytes());
+        for r in &loaded.runs {
+            for part in [&r.id, &r.task, &r.profile, &r.policy] {
+                field(part.as_bytes());
+            }
+            field(&r.seed.to_le_bytes());
+            field(r.replaces.as_deref().unwrap_or("\0").as_bytes());
+        }
+    }
+    format!("{:x}", hash.finalize())
 }
 
 /// The statement with one subject a line: a site of 100,000 runs names

@@ -1,9 +1,11 @@
 //! What a rebuild may keep from the build before it (`receipts serve`): each
 //! run's verification, when neither the run's record nor anything else its
 //! verification read has changed. Such a run is not checked again; its
-//! record is read and its page rendered again (every page shows the root
-//! digest, which changes with any record), and a file whose bytes did not
-//! change is hard-linked from the previous site (see [`crate::write`]).
+//! page is rendered again (every page shows the root digest, which changes
+//! with any record), or, when serve changes its site in place and nothing
+//! else the page reads changed, patched with the new root digest (see
+//! `crate::write::in_place`). The heads loading made are kept too
+//! ([`crate::load::HeadCache`]).
 //!
 //! A run's verification and page read its record and its *context*: the
 //! other records (experiment, tasks, objects, prices), which runs exist,
@@ -30,13 +32,15 @@ pub struct CachedRun {
     /// The SHA-256 of the record it was verified from.
     pub digest: String,
     /// The verification, with the checks' evidence its page shows.
-    pub verification: RunVerification,
+    pub verification: Arc<RunVerification>,
 }
 
 /// The runs of the last successful build, shared across rebuilds.
 #[derive(Debug, Default)]
 pub struct RunCache {
     last: Mutex<Option<Generation>>,
+    /// Each run's head, kept by loading (see [`crate::load::load_with`]).
+    pub heads: crate::load::HeadCache,
 }
 
 #[derive(Debug)]

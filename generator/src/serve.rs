@@ -1,6 +1,8 @@
 //! `receipts serve`: build, serve the site on 127.0.0.1, rebuild when the
 //! input or the templates change, and reload open pages (server-sent events).
 //! A failed rebuild keeps the last good site and shows its error on every page.
+//! A rebuild changes the site it wrote before in place: only the files
+//! whose bytes changed are written (see [`crate::write::in_place`]).
 
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,7 @@ use tokio_stream::{Stream, StreamExt};
 use tower_http::services::ServeDir;
 
 use crate::build::{build, describe, BuildError, BuildOptions};
+use crate::write::in_place::InPlace;
 
 /// The directories whose changes trigger a rebuild, relative to the root.
 pub const WATCHED: [&str; 4] = ["experiments", "showcase", "docs", "site-templates"];
@@ -44,6 +47,9 @@ enum Notice {
 
 struct Shared {
     out: PathBuf,
+    /// Held by each request while it reads the site, and by a rebuild while
+    /// it changes the site in place: no page is served half-changed.
+    serving: Arc<tokio::sync::RwLock<()>>,
     /// The error of the last build, when it failed.
     error: RwLock<Option<String>>,
     notices: broadcast::Sender<Notice>,
@@ -102,6 +108,9 @@ const RELOAD_JS: &str = r#"// Reloads the page when the site is rebuilt; shows a
 
 /// Adds the reload script to every HTML page, and the last build error when there is one.
 async fn inject(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    // A page is read whole under the lock; other files are replaced by
+    // renaming, so a reader holds either the old file or the new.
+    let _reading = shared.serving.read().await;
     let response = next.run(request).await;
     let html = response
         .headers()
@@ -285,8 +294,20 @@ pub fn serve(options: ServeOptions) -> Result<()> {
     if build_options.templates.is_none() && templates.join("base.html").is_file() {
         build_options.templates = Some(templates);
     }
+    let serving = Arc::new(tokio::sync::RwLock::new(()));
+    let lock = serving.clone();
+    build_options.in_place = Some(Arc::new(InPlace::new(Some(Arc::new(move || {
+        // Requests are short: wait for those under way, then keep new ones out.
+        loop {
+            if let Ok(guard) = lock.clone().try_write_owned() {
+                return Box::new(guard) as Box<dyn std::any::Any>;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    })))));
     let (notices, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {
+        serving,
         out: build_options.out.clone(),
         error: RwLock::new(None),
         notices,

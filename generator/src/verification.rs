@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -118,7 +118,15 @@ pub struct Reuse<'a> {
     pub fresh: Mutex<HashMap<String, CachedRun>>,
     /// How many runs kept their verification.
     pub hits: AtomicUsize,
+    /// Called for a run that keeps its verification, with its experiment
+    /// and its position there: when it returns true, the run's page and
+    /// record are taken as they are (see `crate::write::in_place`), and
+    /// the record is neither read again nor handed to `visit`.
+    pub unchanged: Option<&'a Unchanged<'a>>,
 }
+
+/// See [`Reuse::unchanged`].
+pub type Unchanged<'a> = dyn Fn(&LoadedExperiment, usize) -> bool + Sync + 'a;
 
 /// Verifies every run, in parallel: each record is read again (it must be
 /// the bytes loading read), checked against the corpus, verified and handed
@@ -146,42 +154,60 @@ where
             .map(|index| {
                 let rel = loaded.run_path(&loaded.runs[index].id);
                 let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
-                let (run, bytes) = read_run(corpus, loaded, index)?;
-                validate::run(corpus, loaded, &ids, &run)?;
                 let hit = reuse
                     .and_then(|r| r.kept.get(&rel))
                     .filter(|c| c.digest == digest);
-                let mut verification = match hit {
-                    Some(cached) => {
-                        if let Some(reuse) = reuse {
-                            reuse.hits.fetch_add(1, Ordering::Relaxed);
-                        }
-                        cached.verification.clone()
+                if let (Some(reuse), Some(_)) = (reuse, hit) {
+                    reuse.hits.fetch_add(1, Ordering::Relaxed);
+                }
+                // Kept with its page: checked when it was verified, in the same context.
+                let unchanged = hit.is_some()
+                    && reuse
+                        .and_then(|r| r.unchanged)
+                        .is_some_and(|unchanged| unchanged(loaded, index));
+                let full: Arc<RunVerification> = match hit {
+                    Some(cached) if unchanged => cached.verification.clone(),
+                    _ => {
+                        let (run, bytes) = read_run(corpus, loaded, index)?;
+                        validate::run(corpus, loaded, &ids, &run)?;
+                        let verification = match hit {
+                            Some(cached) => cached.verification.clone(),
+                            None => Arc::new(input.verify_run(&inputs, &run)),
+                        };
+                        visit(RunPass {
+                            experiment,
+                            loaded,
+                            index,
+                            run: &run,
+                            bytes: &bytes,
+                            verification: &verification,
+                        })?;
+                        verification
                     }
-                    None => input.verify_run(&inputs, &run),
                 };
-                visit(RunPass {
-                    experiment,
-                    loaded,
-                    index,
-                    run: &run,
-                    bytes: &bytes,
-                    verification: &verification,
-                })?;
                 if let Some(reuse) = reuse {
                     let cached = CachedRun {
                         digest,
-                        verification: verification.clone(),
+                        verification: full.clone(),
                     };
                     let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
                     fresh.insert(rel, cached);
                 }
-                verification.checks = Vec::new();
-                let counted = Tally::of(&verification.receipts);
-                if keep == Keep::NotPassing {
-                    verification.receipts.retain(|r| r.status != Status::Pass);
-                    verification.receipts.shrink_to_fit();
-                }
+                let counted = Tally::of(&full.receipts);
+                let verification = RunVerification {
+                    checks: Vec::new(),
+                    attempts_passed: full.attempts_passed.clone(),
+                    receipts: match keep {
+                        Keep::NotPassing => full
+                            .receipts
+                            .iter()
+                            .filter(|r| r.status != Status::Pass)
+                            .cloned()
+                            .collect(),
+                        Keep::All => full.receipts.clone(),
+                    },
+                    facts: full.facts.clone(),
+                };
                 Ok((verification, counted))
             })
             .collect();

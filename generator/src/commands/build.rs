@@ -37,6 +37,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         background_cleanup: false,
         cache: None,
         compress_records: args.compress_records,
+        in_place: None,
     };
     let report = build(&options)?;
     if report.bytes > PAGES_LIMIT {

@@ -40,6 +40,7 @@ pub fn run(args: Args, _out: Out) -> Result<(), Failure> {
         background_cleanup: true,
         cache: Some(Default::default()),
         compress_records: args.compress_records,
+        in_place: None,
     };
     serve(ServeOptions {
         build,

@@ -11,7 +11,7 @@ use receipts_verifier::model::{
     MODEL_CHECK_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
 
-use super::{expect_stem, file_name, safe_join, Corpus, Reader, MAX_FILE_BYTES};
+use super::{expect_stem, file_name, safe_join, Corpus, KeptHead, Reader, MAX_FILE_BYTES};
 use crate::error::InputError;
 use crate::gzip;
 use crate::head::RunHead;
@@ -236,9 +236,51 @@ impl Reader<'_> {
         let runs: Vec<Result<RunHead, InputError>> = paths
             .par_iter()
             .map(|path| {
-                let run: Run = self.json(path)?;
-                expect_stem(&self.name(path), path, &run.id)?;
-                Ok(RunHead::of(&run, experiment))
+                let tiers =
+                    || -> Vec<String> { experiment.tiers.iter().map(|t| t.id.clone()).collect() };
+                let Some((cache, heads)) = &self.heads else {
+                    let run: Run = self.json(path)?;
+                    expect_stem(&self.name(path), path, &run.id)?;
+                    return Ok(RunHead::of(&run, experiment));
+                };
+                // A record whose file is as it was is not read again.
+                let stamp = self.files.stamp(path);
+                let kept = match stamp.as_ref().filter(|_| !gzip::is_gzipped(path)) {
+                    Some(stamp) => cache.get(path, None, Some(stamp), &tiers()),
+                    None => None,
+                };
+                let (head, digest) = match kept {
+                    Some(kept) => {
+                        self.published(path, kept.digest.clone());
+                        (kept.head, kept.digest)
+                    }
+                    None => {
+                        let (bytes, digest) = self.read_digested(path)?;
+                        let digest = digest.unwrap_or_default();
+                        let head = match cache.get(path, Some(&digest), None, &tiers()) {
+                            Some(kept) => kept.head,
+                            None => {
+                                let run: Run = parse::json(&self.name(path), &bytes)?;
+                                expect_stem(&self.name(path), path, &run.id)?;
+                                RunHead::of(&run, experiment)
+                            }
+                        };
+                        (head, digest)
+                    }
+                };
+                {
+                    let kept = KeptHead {
+                        digest,
+                        stamp,
+                        tiers: tiers(),
+                        head: head.clone(),
+                    };
+                    heads
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(path.clone(), kept);
+                }
+                Ok(head)
             })
             .collect();
         runs.into_iter().collect()

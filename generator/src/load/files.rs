@@ -33,6 +33,66 @@ pub trait Files: Debug + Send + Sync {
     fn is_file(&self, path: &Path) -> bool {
         matches!(self.kind(path), Ok(Kind::File(_)))
     }
+
+    /// How the regular file at `path` stands, when it can be told: a file
+    /// whose stamp is the same later was not written in between.
+    fn stamp(&self, _path: &Path) -> Option<FileStamp> {
+        None
+    }
+}
+
+/// What `stat` tells of a regular file: its size, its modification time,
+/// its status-change time (which any write changes and no program can set
+/// back) and its inode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    changed: (i64, i64),
+    #[cfg(unix)]
+    inode: (u64, u64),
+}
+
+impl FileStamp {
+    /// The stamp of the regular file at `path` (not a link).
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        let m = std::fs::symlink_metadata(path).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Some(FileStamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            #[cfg(unix)]
+            changed: (m.ctime(), m.ctime_nsec()),
+            #[cfg(unix)]
+            inode: (m.dev(), m.ino()),
+        })
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file changed so recently that a write in the same tick
+    /// of the filesystem's clock would leave the stamp as it is: such a
+    /// stamp tells nothing.
+    pub fn is_recent(&self) -> bool {
+        #[cfg(unix)]
+        {
+            let changed = std::time::UNIX_EPOCH
+                + std::time::Duration::new(self.changed.0.max(0) as u64, self.changed.1 as u32);
+            !std::time::SystemTime::now()
+                .duration_since(changed)
+                .is_ok_and(|age| age > std::time::Duration::from_millis(100))
+        }
+        #[cfg(not(unix))]
+        true
+    }
 }
 
 /// The file system.
@@ -59,6 +119,10 @@ impl Files for Disk {
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    fn stamp(&self, path: &Path) -> Option<FileStamp> {
+        FileStamp::of(path).filter(|s| !s.is_recent())
     }
 
     fn entries(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {

@@ -22,7 +22,7 @@
 //! docs/**/*.md                         documents rendered as pages (optional)
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -42,7 +42,7 @@ mod regression;
 mod sources;
 mod suite;
 pub use experiment::{read_run, LoadedAnchors, LoadedExperiment};
-pub use files::{Disk, Files, Kind, Memory};
+pub use files::{Disk, FileStamp, Files, Kind, Memory};
 pub use harness::LoadedSuite;
 pub use import::LoadedImport;
 pub use receipts_verifier::model::{HARNESS_DIR, REGRESSIONS_DIR};
@@ -50,6 +50,7 @@ pub use regression::LoadedRegressions;
 pub use sources::Sources;
 
 use crate::error::{display_path, InputError};
+use crate::head::RunHead;
 use crate::parse;
 
 /// The largest input file accepted, in bytes.
@@ -111,6 +112,12 @@ pub struct Document {
 
 /// Reads the input under `root`.
 pub fn load(root: &Path) -> Result<Corpus, InputError> {
+    load_with(root, None)
+}
+
+/// [`load`], taking each run's head from `heads` when its record is the
+/// one it was made from (`receipts serve`), and keeping them there.
+pub fn load_with(root: &Path, heads: Option<&HeadCache>) -> Result<Corpus, InputError> {
     let experiments = root.join("experiments");
     for reserved in [SHOWCASE_DIR, DOCS_DIR] {
         let dir = experiments.join(reserved);
@@ -126,7 +133,8 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
         docs: root.join(DOCS_DIR),
         experiments,
     };
-    let reader = Reader::new(Arc::new(Disk), root, &sources);
+    let mut reader = Reader::new(Arc::new(Disk), root, &sources);
+    reader.heads = heads.map(|h| (h, Mutex::new(HashMap::new())));
     if !reader.is_dir(&sources.experiments)? {
         return Err(InputError::new(
             display_path(root, &sources.experiments),
@@ -169,6 +177,52 @@ struct Reader<'a> {
     /// Digests of the files a site publishes under `data/`, by that path,
     /// recorded as they are read.
     digests: Mutex<BTreeMap<String, String>>,
+    /// The heads kept from the last load, and those of this one.
+    heads: Option<(&'a HeadCache, Mutex<HashMap<PathBuf, KeptHead>>)>,
+}
+
+/// Run heads kept from one load to the next (see [`load_with`]).
+#[derive(Debug, Default)]
+pub struct HeadCache {
+    last: Mutex<Arc<HashMap<PathBuf, KeptHead>>>,
+}
+
+/// A run's head, with what it was made from.
+#[derive(Debug, Clone)]
+struct KeptHead {
+    /// The record's SHA-256.
+    digest: String,
+    /// The record file's stamp, taken before it was read, when it told
+    /// something: while the file keeps it, it holds the same bytes.
+    stamp: Option<FileStamp>,
+    /// The experiment's tiers, which number the head's series.
+    tiers: Vec<String>,
+    head: RunHead,
+}
+
+impl HeadCache {
+    /// The head kept for the record at `path` when it holds `digest`, or
+    /// else when its file still has `stamp`.
+    fn get(
+        &self,
+        path: &Path,
+        digest: Option<&str>,
+        stamp: Option<&FileStamp>,
+        tiers: &[String],
+    ) -> Option<KeptHead> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        last.get(path)
+            .filter(|k| match digest {
+                Some(digest) => k.digest == digest,
+                None => stamp.is_some() && k.stamp.as_ref() == stamp,
+            })
+            .filter(|k| k.tiers == tiers)
+            .cloned()
+    }
+
+    fn keep(&self, heads: HashMap<PathBuf, KeptHead>) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(heads);
+    }
 }
 
 impl<'a> Reader<'a> {
@@ -179,6 +233,7 @@ impl<'a> Reader<'a> {
             experiments: sources.experiments.clone(),
             sources: sources.clone(),
             digests: Mutex::new(BTreeMap::new()),
+            heads: None,
         }
     }
 
@@ -195,6 +250,11 @@ impl<'a> Reader<'a> {
         }
         corpus.docs = self.docs(&sources.docs)?;
         corpus.sources = sources;
+        if let Some((cache, heads)) = &self.heads {
+            cache.keep(std::mem::take(
+                &mut *heads.lock().unwrap_or_else(|e| e.into_inner()),
+            ));
+        }
         corpus.record_digests = self.take_digests();
         Ok(corpus)
     }
@@ -204,6 +264,11 @@ impl<'a> Reader<'a> {
 
     /// Reads a file, refusing symbolic links, non-files and files over the size limit.
     fn read(&self, path: &Path) -> Result<Vec<u8>, InputError> {
+        self.read_digested(path).map(|(bytes, _)| bytes)
+    }
+
+    /// [`Reader::read`], with the file's SHA-256 when the site publishes it.
+    fn read_digested(&self, path: &Path) -> Result<(Vec<u8>, Option<String>), InputError> {
         let kind = self
             .files
             .kind(path)
@@ -235,15 +300,25 @@ impl<'a> Reader<'a> {
             bytes = gzip::decompress(&bytes, MAX_FILE_BYTES)
                 .map_err(|e| InputError::new(self.name(path), e))?;
         }
+        let digest = self
+            .sources
+            .published(path)
+            .map(|_| receipts_verifier::digest::sha256_hex(&bytes));
+        if let Some(digest) = &digest {
+            self.published(path, digest.clone());
+        }
+        Ok((bytes, digest))
+    }
+
+    /// Notes the digest of a file the site publishes.
+    fn published(&self, path: &Path, digest: String) {
         if let Some(rel) = self.sources.published(path) {
             let rel = gzip::record_path(&rel).to_string();
-            let digest = receipts_verifier::digest::sha256_hex(&bytes);
             self.digests
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(rel, digest);
         }
-        Ok(bytes)
     }
 
     /// Whether `path` is a directory; a symbolic link is an error, so the
