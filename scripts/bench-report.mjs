@@ -191,6 +191,19 @@ for (const v of [serve, serveLarge].filter(Boolean)) {
   p(`| ${n(v.runs)} | rebuild | ${median(v.rebuild_ms)} ms | ${v.rebuild_ms.join(", ")} ms |`);
   p(`| ${n(v.runs)} | write to new page | ${median(v.visible_ms)} ms | ${v.visible_ms.join(", ")} ms |`);
 }
+if (f.record_calls !== undefined) {
+  p();
+  p("### `receipts record`");
+  p();
+  p("The recording proxy against the same mock provider called directly, in the same run");
+  p("(`generator/examples/record_bench.rs`, the mock of `tests/record.rs` answering at once, so the");
+  p("difference is all the proxy's: forwarding, relaying each frame and keeping both bodies).");
+  p();
+  p("| figure | direct | through the proxy | ratio |");
+  p("| --- | --- | --- | --- |");
+  p(`| one Chat Completions call, not streamed (median of ${n(f.record_calls)} in a row) | ${n(f.record_direct_call_us)} µs | ${n(f.record_proxy_call_us)} µs | ${x(f.record_proxy_call_us / f.record_direct_call_us)}; the proxy adds ${n(f.record_proxy_call_us - f.record_direct_call_us)} µs a call |`);
+  p(`| 50 concurrent streams (median of ${n(f.record_stream_rounds)} rounds) | ${n(f.record_direct_streams_per_s)} streams/s | ${n(f.record_proxy_streams_per_s)} streams/s | ${x(f.record_proxy_streams_per_s / f.record_direct_streams_per_s)} |`);
+}
 p();
 p("### In the browser");
 p();

@@ -27,18 +27,21 @@ struct Budget {
 const BUDGETS: &[Budget] = &[
     // Every page but those below, after the core: every recomputed receipt
     // but the two the full verifier adds, and a root's checks of its shards
-    // (which grew it by 27 KB, 11 KB gzipped, from 1,165,147 bytes).
+    // (which grew it by 27 KB, 11 KB gzipped, from 1,165,147 bytes), and a
+    // run recorded on the wire derived again from its capture (64 KB, 8 KB
+    // gzipped, from 1,191,896 bytes: every recorded run's page needs it).
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_bg.wasm",
-        raw: 1_230_000,
-        gzip: 460_000,
+        raw: 1_265_000,
+        gzip: 470_000,
     },
     // Pages whose Verify reaches an imported record or an RFC 3161 time
-    // stamp, and the standalone verifier.
+    // stamp, and the standalone verifier (the wire derivation grew it by
+    // 54 KB from 2,332,622 bytes).
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_full_bg.wasm",
-        raw: 2_370_000,
-        gzip: 895_000,
+        raw: 2_395_000,
+        gzip: 905_000,
     },
     // Every page, first: the manifest checks and SHA-256; the only module
     // a page without records to recompute loads.
@@ -88,8 +91,10 @@ fn the_lean_verifier_is_at_most_half_the_full_one() {
     };
     let lean = size(BUDGETS[0].path);
     let full = size(BUDGETS[1].path);
+    // About half, with a tenth of slack: the lean one carries what every
+    // run page needs (0.53 of the full one with the wire derivation).
     assert!(
-        lean * 2 <= full + full / 20,
+        lean * 2 <= full + full / 10,
         "lean {lean} bytes against full {full}: the split no longer pays"
     );
 }

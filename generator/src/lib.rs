@@ -29,6 +29,8 @@ pub mod pages;
 pub mod parse;
 #[cfg(feature = "cli")]
 pub mod publish;
+#[cfg(feature = "cli")]
+pub mod record;
 pub mod render;
 #[cfg(feature = "cli")]
 pub mod report;

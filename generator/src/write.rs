@@ -17,7 +17,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -29,7 +29,8 @@ use receipts_verifier::manifest::{STATEMENT, SUMS};
 pub use crate::difference::Difference;
 
 pub mod in_place;
-use in_place::{Change, CommitLock, Generation, InPlace, Tail};
+mod update;
+use in_place::{Change, CommitLock, Generation, Tail};
 
 impl crate::pages::Output for Staging {
     fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
@@ -115,78 +116,31 @@ impl Staging {
             .prefix(".receipts-staging-")
             .tempdir_in(&parent)
             .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
-        Ok(Staging {
-            target: Target::Write {
-                dir,
-                out: out.to_path_buf(),
-                previous,
-            },
-            digests: Mutex::new(BTreeMap::new()),
-            bytes: AtomicU64::new(0),
-            tracked: None,
-            tails: Mutex::new(HashMap::new()),
-        })
+        Ok(Staging::with(Target::Write {
+            dir,
+            out: out.to_path_buf(),
+            previous,
+        }))
     }
 
     /// Renders into nothing: every file is compared with the one at the
     /// same path in `site` (see [`Staging::differences`]).
     pub fn compare(site: &Path) -> Staging {
-        Staging {
-            target: Target::Compare {
-                site: site.to_path_buf(),
-                differences: Mutex::new(Vec::new()),
-            },
-            digests: Mutex::new(BTreeMap::new()),
-            bytes: AtomicU64::new(0),
-            tracked: None,
-            tails: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Prepares to change the site in `out` in place, when it is the site
-    /// `in_place` remembers writing (its `SHA256SUMS` unchanged); `None`
-    /// otherwise.
-    pub fn update(out: &Path, in_place: &InPlace) -> Option<Staging> {
-        let last = in_place.last()?;
-        let sums = fs::read(out.join(SUMS)).ok()?;
-        if sha256_hex(&sums) != last.root_digest
-            || last.holds(out, SUMS, &last.root_digest).is_none()
-        {
-            return None;
-        }
-        Some(Staging {
-            target: Target::Update {
-                out: out.to_path_buf(),
-                last,
-                changes: Mutex::new(Vec::new()),
-                lock: in_place.lock(),
-            },
-            digests: Mutex::new(BTreeMap::new()),
-            bytes: AtomicU64::new(0),
-            tracked: None,
-            tails: Mutex::new(HashMap::new()),
+        Staging::with(Target::Compare {
+            site: site.to_path_buf(),
+            differences: Mutex::new(Vec::new()),
         })
     }
 
-    /// The site being changed in place, as it was before.
-    pub fn last(&self) -> Option<&Generation> {
-        match &self.target {
-            Target::Update { last, .. } => Some(last),
-            _ => None,
+    /// Nothing written yet to `target`.
+    fn with(target: Target) -> Staging {
+        Staging {
+            target,
+            digests: Mutex::new(BTreeMap::new()),
+            bytes: AtomicU64::new(0),
+            tracked: None,
+            tails: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// Takes the file at `rel` as written, unchanged, when the site is
-    /// changed in place and the file still holds `digest`; whether it did.
-    pub fn keep(&self, rel: &str, digest: &str) -> bool {
-        let Target::Update { out, last, .. } = &self.target else {
-            return false;
-        };
-        let Some(stamp) = last.holds(out, rel, digest) else {
-            return false;
-        };
-        self.note(rel, stamp.on_disk.size(), digest.to_string());
-        true
     }
 
     /// Keeps, for the next build to change in place, the state of each
@@ -213,57 +167,6 @@ impl Staging {
             }
             None => sha256_hex(bytes),
         }
-    }
-
-    /// Takes the file at `rel` as written with every `from` in it replaced
-    /// by `to` (of the same length), when the site is changed in place and
-    /// the file is as it was written; whether it did. Of a page whose tail
-    /// was kept, only the tail is read and hashed.
-    pub fn patch(&self, rel: &str, from: &str, to: &str) -> bool {
-        let Target::Update {
-            out, last, changes, ..
-        } = &self.target
-        else {
-            return false;
-        };
-        if from.len() != to.len() {
-            return false;
-        }
-        let tail = last.tail(rel);
-        let from_offset = tail.map_or(0, |t| t.at);
-        let Some((mut bytes, stamp)) = last.read(out, rel, from_offset) else {
-            return false;
-        };
-        let mut at = in_place::occurrences(&bytes, from.as_bytes());
-        for &i in &at {
-            bytes[i..i + to.len()].copy_from_slice(to.as_bytes());
-        }
-        let digest = match tail {
-            Some(tail) => {
-                let digest = tail.digest(&bytes);
-                self.tails
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(rel.to_string(), tail.clone());
-                digest
-            }
-            None => self.digest(rel, &bytes),
-        };
-        for i in &mut at {
-            *i += from_offset;
-        }
-        self.note(rel, stamp.on_disk.size(), digest);
-        if !at.is_empty() {
-            changes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(Change::Patch {
-                    rel: rel.to_string(),
-                    at,
-                    with: to.to_string(),
-                });
-        }
-        true
     }
 
     fn note(&self, rel: &str, len: u64, digest: String) {
@@ -315,11 +218,7 @@ impl Staging {
                 }
             }
         }
-        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        self.digests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(rel.to_string(), digest);
+        self.note(rel, bytes.len() as u64, digest);
         Ok(())
     }
 
@@ -437,79 +336,6 @@ impl Staging {
         }
     }
 }
-
-impl Staging {
-    /// [`Staging::commit`], the replaced site deleted before returning,
-    /// then what the site now is, for `in_place` to remember: its files'
-    /// stamps, its root digest, and `page_context` (see
-    /// [`Generation::page_context`]). A failed commit leaves nothing
-    /// remembered: the next build writes the whole site.
-    pub fn commit_remembered(
-        self,
-        in_place: &InPlace,
-        root_digest: &str,
-        page_context: String,
-    ) -> Result<()> {
-        in_place.remember(None);
-        let tails = std::mem::take(&mut *self.tails.lock().unwrap_or_else(|e| e.into_inner()));
-        let root_digest = root_digest.to_string();
-        let generation = match &self.target {
-            Target::Update { .. } => {
-                let (out, last, digests, changed) = self.commit_in_place()?;
-                let last = Some((&*last, &changed));
-                Generation::stamped(&out, last, &digests, &tails, root_digest, page_context)?
-            }
-            Target::Write { out, .. } => {
-                let out = out.clone();
-                let digests = self.digests();
-                // Deleting the replaced site unlinks the files linked from
-                // it, which changes theirs: it is done before they are stamped.
-                drop(self.commit()?);
-                Generation::stamped(&out, None, &digests, &tails, root_digest, page_context)?
-            }
-            Target::Compare { .. } => bail!("a site rendered to be compared is not written"),
-        };
-        in_place.remember(Some(generation));
-        Ok(())
-    }
-
-    /// Applies the changes computed for a site changed in place (see
-    /// [`in_place`]), deleting the files the site had that this build did
-    /// not make; returns where, what it was, every file's digest now, and
-    /// the files changed.
-    fn commit_in_place(self) -> Result<InPlaceCommit> {
-        let Target::Update {
-            out,
-            last,
-            changes,
-            lock,
-        } = self.target
-        else {
-            bail!("only a site changed in place is committed in place");
-        };
-        let digests = self.digests.into_inner().unwrap_or_else(|e| e.into_inner());
-        let changes = changes.into_inner().unwrap_or_else(|e| e.into_inner());
-        let changed: HashSet<String> = changes.iter().map(|c| c.rel().to_string()).collect();
-        let mut removed: Vec<String> = last
-            .files
-            .keys()
-            .filter(|rel| !digests.contains_key(*rel))
-            .cloned()
-            .collect();
-        removed.sort();
-        let _guard = lock.map(|lock| lock());
-        in_place::apply(&out, changes, &removed, &[STATEMENT, SUMS])?;
-        Ok((out, last, digests, changed))
-    }
-}
-
-/// See [`Staging::commit_in_place`].
-type InPlaceCommit = (
-    PathBuf,
-    Arc<Generation>,
-    BTreeMap<String, String>,
-    HashSet<String>,
-);
 
 /// Hard-links the previous site's `rel` to `to` when the previous site
 /// lists it with `digest` and the file still holds bytes of that digest

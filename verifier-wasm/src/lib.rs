@@ -27,6 +27,7 @@ pub mod otel;
 pub mod prereg;
 pub mod time;
 pub mod verify;
+pub mod wire;
 
 pub use model::FORMAT_VERSION;
 

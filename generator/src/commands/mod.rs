@@ -4,6 +4,7 @@ mod anchor;
 mod build;
 mod export;
 mod import;
+mod record;
 mod root;
 pub mod schema;
 mod serve;
@@ -46,6 +47,8 @@ pub enum Command {
     Root(root::Args),
     /// Import runs recorded by another tool (Inspect AI logs, OpenTelemetry traces), kept by digest and verified.
     Import(import::Args),
+    /// Run an agent's command through a recording proxy and make its provider calls a run of an experiment.
+    Record(record::Args),
     /// Export one run as a self-contained report file.
     Export(export::Args),
     /// Write the simulated sample input (or a large experiment for scale tests).
@@ -94,6 +97,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Verifier(args) => verifier::run(args, out),
         Command::Root(args) => root::run(args, out),
         Command::Import(args) => import::run(args, out),
+        Command::Record(args) => record::run(args, out),
         Command::Export(args) => export::run(args, out),
         Command::Simulate(args) => simulate::run(args, out),
         Command::Schema(args) => schema::run(args, out),

@@ -627,6 +627,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             http_status,
             error: error.map(str::to_string),
             retry_of,
+            wire: None,
         });
         self.previous_prompt = prompt;
         self.t += latency_ms as i64;

@@ -196,6 +196,7 @@ fn simulate(suite: &HarnessSuite, agent: &str, seed: u64, start: i64) -> Harness
             http_status: None,
             error: None,
             retry_of: None,
+            wire: None,
         };
         tally.cost = tally.cost + call_cost(&call, &suite.prices).unwrap_or_default();
         tally.latencies.push(latency);

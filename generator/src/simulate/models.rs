@@ -50,6 +50,7 @@ pub fn model_check(plan: &ExperimentPlan) -> ModelCheck {
                 http_status: Some(200),
                 error: None,
                 retry_of: None,
+                wire: None,
             };
             t += latency_ms as i64 + 500;
             ModelProbe {

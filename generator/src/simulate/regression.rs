@@ -118,6 +118,7 @@ fn judge_call(id: &str, model: &str, rng: &mut Rng, at: i64) -> ProviderCall {
         http_status: None,
         error: None,
         retry_of: None,
+        wire: None,
     }
 }
 

@@ -90,6 +90,9 @@ pub struct SourceView {
     pub format: String,
     pub href: String,
     pub kept: Option<ReceiptView>,
+    /// Recorded on the wire by `receipts record`: the verifier derives the
+    /// run's calls and transcript from the original again.
+    pub wire: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -268,6 +271,7 @@ pub fn run_view(
                 .iter()
                 .find(|r| r.subject == format!("objects/{}", s.sha256))
                 .map(ReceiptView::from),
+            wire: s.format == receipts_verifier::wire::CAPTURE_FORMAT,
         }),
         record_href: record_href(loaded, &run.id, gzipped),
         experiment_dir: loaded.dir.clone(),

@@ -307,6 +307,32 @@ pub struct ProviderCall {
     /// timed out, or its reply was empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_of: Option<String>,
+    /// The call as it crossed the wire, for a run `receipts record` made:
+    /// its bodies, kept by digest, and when its first byte came back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<Box<WireCall>>,
+}
+
+/// A provider call's bytes, as `receipts record` kept them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct WireCall {
+    /// The request body sent, kept as the object with this digest.
+    pub request_sha256: String,
+    /// The response body as far as it arrived, kept as the object with
+    /// this digest; `null` when no response came.
+    #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, with = "super::Nullable<String>")
+    )]
+    pub response_sha256: Option<String>,
+    /// Milliseconds from sending to the response's first byte; `null`
+    /// when no response came.
+    #[serde(deserialize_with = "required_option")]
+    #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
+    pub first_byte_ms: Option<u64>,
 }
 
 /// Token usage of one call. Counters a provider did not report are `null`.
@@ -528,7 +554,8 @@ impl Run {
     }
 
     /// The digests of every object the run names (artifacts, turn results,
-    /// message contents, its original), sorted, each once. The task's
+    /// message contents, the bodies of calls recorded on the wire, its
+    /// original), sorted, each once. The task's
     /// inputs are the task's.
     pub fn object_digests(&self) -> Vec<&str> {
         let mut digests: Vec<&str> = self.source.iter().map(|s| s.sha256.as_str()).collect();
@@ -536,6 +563,10 @@ impl Run {
             digests.extend(a.artifact.iter().map(|f| f.sha256.as_str()));
             digests.extend(a.turns.iter().filter_map(|t| t.result.sha256.as_deref()));
             digests.extend(a.messages.iter().filter_map(|m| m.sha256.as_deref()));
+            for wire in a.calls.iter().filter_map(|c| c.wire.as_ref()) {
+                digests.push(&wire.request_sha256);
+                digests.extend(wire.response_sha256.as_deref());
+            }
         }
         digests.sort_unstable();
         digests.dedup();

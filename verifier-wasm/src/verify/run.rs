@@ -60,9 +60,11 @@ pub fn verify_task_inputs(task: &Task, objects: &dyn Objects) -> Vec<Receipt> {
 }
 
 /// The receipts of a run converted from another tool's original: the
-/// original is kept, byte for byte; that the run is what it gives is for
-/// no receipt here to say, since the verifier re-derives no run from
-/// another tool's format, and the page says so.
+/// original is kept, byte for byte. A run recorded on the wire by
+/// `receipts record` is derived from its capture again
+/// ([`crate::wire::verify`]); that a run is what another tool's original
+/// gives is for no receipt here to say, since the verifier re-derives no
+/// run from another tool's format, and the page says so.
 fn source_receipts(subject: &str, run: &Run, objects: &dyn Objects) -> Vec<Receipt> {
     let Some(source) = &run.source else {
         return Vec::new();
@@ -71,12 +73,18 @@ fn source_receipts(subject: &str, run: &Run, objects: &dyn Objects) -> Vec<Recei
         "`{}`, written by {} {} ({})",
         source.file, source.tool, source.version, source.format
     );
+    let kept = object_receipt(
+        objects,
+        &source.sha256,
+        format!("original of {}: {from}", run.id),
+    );
+    if source.format == crate::wire::CAPTURE_FORMAT {
+        let mut receipts = vec![kept];
+        receipts.extend(crate::wire::verify::verify(subject, run, source, objects));
+        return receipts;
+    }
     vec![
-        object_receipt(
-            objects,
-            &source.sha256,
-            format!("original of {}: {from}", run.id),
-        ),
+        kept,
         Receipt::unchecked(
             subject,
             "source",

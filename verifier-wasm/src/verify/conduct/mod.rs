@@ -506,6 +506,14 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
         run.attempts.len(),
         run.attempts.iter().map(|a| a.turns.len()).sum::<usize>()
     );
+    // A run recorded on the wire holds the calls as they crossed, not the
+    // agent's actions: it has no turns (its capture gives none, and the
+    // receipt that derives it again says so), and its artifact is the file
+    // the recorder kept when the command ended.
+    let on_wire = run
+        .source
+        .as_ref()
+        .is_some_and(|s| s.format == crate::wire::CAPTURE_FORMAT);
     let check = || -> Result<String, String> {
         let run_start = at(&run.started_at, "started_at")?;
         let mut previous_end = run_start;
@@ -652,13 +660,13 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                 };
                 *n += 1;
             }
-            if let Some((call, n)) = turns_of.iter().find(|(_, n)| **n != 1) {
+            if let Some((call, n)) = turns_of.iter().find(|(_, n)| **n != 1 && !on_wire) {
                 return Err(format!(
                     "attempts[{i}]: call `{call}` chose {n} turns; each call chooses one"
                 ));
             }
             // The artifact is what a write of a completed call produced.
-            if let Some(file) = &a.artifact {
+            if let Some(file) = a.artifact.as_ref().filter(|_| !on_wire) {
                 let written = a.turns.iter().any(|t| {
                     t.action.tool == ActionTool::Write
                         && t.result.sha256.as_deref() == Some(file.sha256.as_str())

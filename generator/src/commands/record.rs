@@ -1,0 +1,120 @@
+//! `receipts record --into experiments/NAME [--run ID] [--task ID] … --
+//! COMMAND ARGS…`: runs an agent's command with its provider base URLs
+//! pointed at a recording proxy, and makes its calls a run of the
+//! experiment (see [`crate::record`]).
+
+use std::path::PathBuf;
+
+use receipts_verifier::verify::{Status, Tally};
+
+use super::{Failure, Out};
+use crate::error::EXIT_INPUT;
+use crate::record::run::{self, Placement};
+use crate::record::{record_command, Upstreams};
+
+#[derive(Debug, clap::Args)]
+#[command(trailing_var_arg = true)]
+pub struct Args {
+    /// The experiment the run belongs to, e.g. experiments/agent: its
+    /// experiment.json names the grid, tiers and prices.
+    #[arg(long)]
+    pub into: PathBuf,
+    /// The run's id (default: EXPERIMENT-TASK-PROFILE-sSEED-POLICY).
+    #[arg(long)]
+    pub run: Option<String>,
+    /// The task of the grid the run is a cell of (needed when the grid has several).
+    #[arg(long)]
+    pub task: Option<String>,
+    /// The profile (needed when the grid has several).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// The seed (needed when the grid has several).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The policy (needed when the experiment has several).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// The policy's tier the run used (default: the one whose model the calls asked for).
+    #[arg(long)]
+    pub tier: Option<String>,
+    /// Where every call is forwarded, e.g. http://127.0.0.1:9000 (default:
+    /// OpenAI's and Anthropic's own APIs, by the base URL the call used).
+    #[arg(long)]
+    pub upstream: Option<String>,
+    /// The file the agent wrote, kept by digest and checked by the task's
+    /// checks (default: the task's artifact path, when it exists).
+    #[arg(long)]
+    pub artifact: Option<PathBuf>,
+    /// The agent's command and its arguments, after `--`.
+    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+fn input(message: impl std::fmt::Display) -> Failure {
+    Failure {
+        message: message.to_string(),
+        code: EXIT_INPUT as u8,
+    }
+}
+
+pub fn run(args: Args, out: Out) -> Result<(), Failure> {
+    let upstreams = Upstreams::new(args.upstream.as_deref()).map_err(input)?;
+    let placement = Placement {
+        run: args.run,
+        task: args.task,
+        profile: args.profile,
+        seed: args.seed,
+        policy: args.policy,
+        tier: args.tier,
+        artifact: args.artifact,
+    };
+    // Everything that can be known before the command runs is checked first.
+    run::check(&args.into, &placement).map_err(|e| input(format!("{e:#}")))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::from(anyhow::Error::from(e)))?;
+    let recording = runtime.block_on(record_command(&args.command, upstreams))?;
+    let made = match run::make(&args.into, &recording, &placement) {
+        Ok(made) => made,
+        Err(e) => {
+            // Nothing recorded is lost: the capture and its bodies are kept.
+            let kept = run::keep_capture(&args.into, &recording)?;
+            return Err(input(format!(
+                "{e:#}\nthe capture is kept as {} with every body it names",
+                kept.display()
+            )));
+        }
+    };
+    let receipts = run::verify(&args.into, &made)?;
+    run::write(&args.into, &made)?;
+    let tally = Tally::of(&receipts);
+    for r in receipts.iter().filter(|r| r.status != Status::Pass) {
+        out.result(format!(
+            "{:?} {}: {}: recorded {}; recomputed {}\n",
+            r.status, r.subject, r.claim, r.recorded, r.recomputed
+        ))?;
+    }
+    let attempt = &made.run.attempts[0];
+    out.status(format_args!(
+        "recorded {} as {}: {} provider calls, {}; {} receipts, {} pass, {} fail, {} could not be checked",
+        args.command.join(" "),
+        made.path.display(),
+        attempt.calls.len(),
+        match &attempt.end.message {
+            None => "the command exited with status 0".to_string(),
+            Some(m) => m.clone(),
+        },
+        tally.total(),
+        tally.pass,
+        tally.fail,
+        tally.could_not_check
+    ))?;
+    if tally.fail > 0 {
+        return Err(Failure {
+            message: "the recorded run does not hold up against its capture (listed above)".into(),
+            code: 1,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,412 @@
+//! A recording made a run of an experiment: placed in a cell of its grid,
+//! its calls and transcript derived from the capture
+//! ([`receipts_verifier::wire::derive`]), its artifact checked by the
+//! task's checks, and written with every object it names.
+//!
+//! Writing is atomic for the run: the objects (the capture, every body,
+//! the artifact) are written first, each by its digest through a
+//! temporary file, and the run record last, renamed into place. A crash
+//! leaves the run whole or absent; objects no record names are harmless.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use receipts_verifier::checks::{run_all, CheckContext};
+use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::model::{
+    Attempt, Experiment, FileRef, FormatVersion, Provenance, RecordedCheck, Run, RunKind,
+    RunOutcome, Source, Task,
+};
+use receipts_verifier::wire::{derive, CAPTURE_FORMAT};
+
+use super::Recording;
+
+/// Where in the experiment a recording goes; what is not given is taken
+/// from the grid when it has one choice.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    pub run: Option<String>,
+    pub task: Option<String>,
+    pub profile: Option<String>,
+    pub seed: Option<u64>,
+    pub policy: Option<String>,
+    pub tier: Option<String>,
+    /// The file the agent produced, as a path to read and the name it is
+    /// kept under; the task's artifact path when not given.
+    pub artifact: Option<PathBuf>,
+}
+
+/// A run made of a recording, and every object it names, by digest.
+pub struct Made {
+    pub run: Run,
+    pub objects: BTreeMap<String, Vec<u8>>,
+    /// Where the run is written.
+    pub path: PathBuf,
+}
+
+/// The one value of `axis` among `choices`, or the one given.
+fn pick<T: Clone + PartialEq + std::fmt::Display>(
+    axis: &str,
+    given: Option<T>,
+    choices: &[T],
+    experiment: &str,
+) -> anyhow::Result<T> {
+    let list = || {
+        choices
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match given {
+        Some(v) if choices.contains(&v) => Ok(v),
+        Some(v) => bail!(
+            "--{axis} `{v}` is not one of experiment {experiment}'s: {}",
+            list()
+        ),
+        None => match choices {
+            [one] => Ok(one.clone()),
+            _ => bail!(
+                "experiment {experiment} has several of these; name one with --{axis}: {}",
+                list()
+            ),
+        },
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    crate::parse::json(&path.display().to_string(), &bytes).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The cell of the grid a placement names, with what it needs.
+struct Cell {
+    experiment: Experiment,
+    task: Task,
+    profile: String,
+    seed: u64,
+    policy: String,
+}
+
+impl Cell {
+    fn of(into: &Path, placement: &Placement) -> anyhow::Result<Cell> {
+        let experiment: Experiment =
+            read_json(&into.join("experiment.json")).with_context(|| {
+                format!(
+                    "{} holds no experiment: a recorded run belongs to an experiment (experiment.json, its tasks, tiers and prices)",
+                    into.display()
+                )
+            })?;
+        let e = &experiment;
+        let task = pick("task", placement.task.clone(), &e.grid.tasks, &e.id)?;
+        let profile = pick(
+            "profile",
+            placement.profile.clone(),
+            &e.grid.profiles,
+            &e.id,
+        )?;
+        let seed = pick("seed", placement.seed, &e.grid.seeds, &e.id)?;
+        let policies: Vec<String> = e.policies.iter().map(|p| p.id.clone()).collect();
+        let policy = pick("policy", placement.policy.clone(), &policies, &e.id)?;
+        let task: Task = read_json(
+            &experiments_of(into)
+                .join("tasks")
+                .join(format!("{task}.json")),
+        )?;
+        Ok(Cell {
+            experiment,
+            task,
+            profile,
+            seed,
+            policy,
+        })
+    }
+
+    fn run_id(&self, placement: &Placement) -> String {
+        placement.run.clone().unwrap_or_else(|| {
+            format!(
+                "{}-{}-{}-s{}-{}",
+                self.experiment.id, self.task.id, self.profile, self.seed, self.policy
+            )
+        })
+    }
+}
+
+/// The experiments directory an experiment at `into` is in.
+fn experiments_of(into: &Path) -> &Path {
+    match into.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Checks, before the command runs, that a run can be placed as asked:
+/// the experiment, its cell and its task exist, and no run has the id.
+pub fn check(into: &Path, placement: &Placement) -> anyhow::Result<()> {
+    let cell = Cell::of(into, placement)?;
+    let path = into
+        .join("runs")
+        .join(format!("{}.json", cell.run_id(placement)));
+    if path.exists() {
+        bail!(
+            "{} exists: a recorded run is never replaced; name this one with --run",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Makes the run a recording gives in the experiment at `into`.
+pub fn make(into: &Path, recording: &Recording, placement: &Placement) -> anyhow::Result<Made> {
+    let cell = Cell::of(into, placement)?;
+    let e = &cell.experiment;
+    let task = &cell.task;
+    let policy = e
+        .policies
+        .iter()
+        .find(|p| p.id == cell.policy)
+        .context("the policy")?;
+    let experiments = experiments_of(into);
+    let mut objects: BTreeMap<String, Vec<u8>> = recording
+        .objects
+        .iter()
+        .map(|(digest, bytes)| (digest.clone(), bytes.to_vec()))
+        .collect();
+    let derived =
+        derive::attempt(&recording.capture, &objects).map_err(|derive::Missing(why)| {
+            anyhow::anyhow!("the capture does not make a run: {why}")
+        })?;
+    let tier = match &placement.tier {
+        Some(t) => pick("tier", Some(t.clone()), &policy.tiers, &e.id)?,
+        None => {
+            // The tier whose model the calls asked for.
+            let asked = derived.calls.first().map(|c| c.model_requested.as_str());
+            let by_model: Vec<String> = policy
+                .tiers
+                .iter()
+                .filter(|t| {
+                    e.tiers
+                        .iter()
+                        .any(|x| x.id == **t && Some(x.model.as_str()) == asked)
+                })
+                .cloned()
+                .collect();
+            match (by_model.as_slice(), policy.tiers.as_slice()) {
+                ([one], _) | ([], [one]) => one.clone(),
+                _ => bail!(
+                    "name the tier of policy `{}` the run used with --tier: {}",
+                    policy.id,
+                    policy.tiers.join(", ")
+                ),
+            }
+        }
+    };
+    for (i, call) in derived.calls.iter().enumerate() {
+        if !e.prices.models.contains_key(&call.model_requested) {
+            bail!(
+                "call {} asked for model `{}`, which experiment {} has no price for: add it to prices.models in {}",
+                i + 1,
+                call.model_requested,
+                e.id,
+                into.join("experiment.json").display()
+            );
+        }
+    }
+
+    let capture = serde_json::to_vec_pretty(&recording.capture).context("writing the capture")?;
+    let capture_sha256 = sha256_hex(&capture);
+    objects.insert(capture_sha256.clone(), capture);
+
+    let artifact_path = placement
+        .artifact
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&task.artifact.path));
+    let artifact = match std::fs::read(&artifact_path) {
+        Ok(bytes) => {
+            let sha256 = sha256_hex(&bytes);
+            let file = FileRef {
+                path: task.artifact.path.clone(),
+                sha256: sha256.clone(),
+                bytes: bytes.len() as u64,
+                media_type: task.artifact.media_type.clone(),
+            };
+            objects.insert(sha256, bytes);
+            Some(file)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && placement.artifact.is_none() => None,
+        Err(e) => bail!("reading the artifact {}: {e}", artifact_path.display()),
+    };
+    let inputs = receipts_verifier::verify::task_input_bytes(task, &objects_of(experiments, task)?);
+    let checks = run_all(&CheckContext {
+        task,
+        inputs: &inputs,
+        recorded_inputs: &[],
+        artifact: artifact
+            .as_ref()
+            .and_then(|a| objects.get(&a.sha256))
+            .map(Vec::as_slice),
+    });
+    let passed = !checks.is_empty() && checks.iter().all(|c| c.passed);
+    let id = cell.run_id(placement);
+    let run = Run {
+        format_version: FormatVersion,
+        kind: RunKind::Run,
+        id: id.clone(),
+        experiment: e.id.clone(),
+        task: task.id.clone(),
+        profile: cell.profile.clone(),
+        seed: cell.seed,
+        policy: cell.policy.clone(),
+        provenance: Provenance::Recorded,
+        source: Some(Source {
+            tool: "receipts".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            file: "capture.json".to_string(),
+            format: CAPTURE_FORMAT.to_string(),
+            sha256: capture_sha256,
+        }),
+        replaces: None,
+        started_at: derived.started_at.clone(),
+        attempts: vec![Attempt {
+            tier: tier.clone(),
+            started_at: derived.started_at,
+            duration_ms: derived.duration_ms,
+            turns: Vec::new(),
+            calls: derived.calls,
+            messages: derived.messages,
+            inputs: Vec::new(),
+            artifact,
+            checks: checks
+                .iter()
+                .map(|c| RecordedCheck {
+                    check: c.check.clone(),
+                    passed: c.passed,
+                    detail: c.detail.clone(),
+                })
+                .collect(),
+            end: derived.end,
+        }],
+        outcome: RunOutcome {
+            passed,
+            passed_tier: passed.then_some(tier),
+        },
+    };
+    Ok(Made {
+        path: into.join("runs").join(format!("{id}.json")),
+        run,
+        objects,
+    })
+}
+
+/// The task's input files, read from the object store beside the
+/// experiments.
+fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    for input in &task.inputs {
+        let path = experiments
+            .join(crate::load::OBJECTS_DIR)
+            .join(&input.sha256);
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("reading {}, an input of task {}", path.display(), task.id))?;
+        out.insert(input.sha256.clone(), bytes);
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().context("no parent directory")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, bytes)
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.as_file().sync_all().ok();
+    tmp.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes the run and its objects beside the experiment at `into`: the
+/// objects first, the run record last. A run already recorded under the
+/// same id is refused, never replaced.
+pub fn write(into: &Path, made: &Made) -> anyhow::Result<()> {
+    if made.path.exists() {
+        bail!(
+            "{} exists: a recorded run is never replaced; name this one with --run",
+            made.path.display()
+        );
+    }
+    keep_objects(into, made.objects.iter().map(|(d, b)| (d, b.as_slice())))?;
+    let mut record = serde_json::to_vec_pretty(&made.run).context("writing the run")?;
+    record.push(b'\n');
+    write_atomically(&made.path, &record)
+}
+
+/// Writes each object by its digest into the object store beside the
+/// experiment at `into`, once.
+fn keep_objects<'a>(
+    into: &Path,
+    objects: impl IntoIterator<Item = (&'a String, &'a [u8])>,
+) -> anyhow::Result<()> {
+    let dir = experiments_of(into).join(crate::load::OBJECTS_DIR);
+    for (digest, bytes) in objects {
+        let path = dir.join(digest);
+        if !path.is_file() {
+            write_atomically(&path, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// Keeps a recording that made no run: the capture and its bodies, as
+/// objects; returns the capture's path.
+pub fn keep_capture(into: &Path, recording: &Recording) -> anyhow::Result<PathBuf> {
+    let capture = serde_json::to_vec_pretty(&recording.capture).context("writing the capture")?;
+    let digest = sha256_hex(&capture);
+    keep_objects(
+        into,
+        recording
+            .objects
+            .iter()
+            .map(|(d, b)| (d, b.as_ref()))
+            .chain([(&digest, capture.as_slice())]),
+    )?;
+    Ok(experiments_of(into)
+        .join(crate::load::OBJECTS_DIR)
+        .join(digest))
+}
+
+/// The receipts of a made run, recomputed as `receipts verify` would.
+pub fn verify(into: &Path, made: &Made) -> anyhow::Result<Vec<receipts_verifier::verify::Receipt>> {
+    let cell = Cell::of(into, &Placement::default_for(&made.run))?;
+    let mut objects = objects_of(experiments_of(into), &cell.task)?;
+    objects.extend(made.objects.clone());
+    let inputs = receipts_verifier::verify::task_input_bytes(&cell.task, &objects);
+    let subject = made.path.display().to_string();
+    Ok(receipts_verifier::verify::verify_run(
+        &subject,
+        &made.run,
+        &cell.task,
+        &inputs,
+        &objects,
+        &cell.experiment.prices,
+    )
+    .receipts)
+}
+
+impl Placement {
+    /// The placement of a run already made.
+    fn default_for(run: &Run) -> Placement {
+        Placement {
+            run: Some(run.id.clone()),
+            task: Some(run.task.clone()),
+            profile: Some(run.profile.clone()),
+            seed: Some(run.seed),
+            policy: Some(run.policy.clone()),
+            tier: None,
+            artifact: None,
+        }
+    }
+}
