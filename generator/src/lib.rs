@@ -4,6 +4,8 @@
 
 pub mod anchors;
 #[cfg(feature = "cli")]
+pub mod atomic;
+#[cfg(feature = "cli")]
 pub mod audit;
 pub mod browser;
 #[cfg(feature = "cli")]

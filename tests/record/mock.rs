@@ -2,8 +2,9 @@
 //! Chat Completions, Responses and Messages, streaming or not, each reply
 //! with a request id header and usage. The requested model picks a fault:
 //! `fault-500` answers 500, `fault-cut` cuts its stream after two events,
-//! `fault-malformed` answers 200 with a body that is not JSON, and
-//! `hold` streams one event and waits for [`Mock::release`] before the rest.
+//! `fault-malformed` answers 200 with a body that is not JSON, `stall`
+//! never answers, and `hold` streams one event and waits for
+//! [`Mock::release`] before the rest.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -147,12 +148,20 @@ fn stream_events(path: &str, model: &str, id: &str) -> Vec<Bytes> {
                 json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant", "model": model, "content": [], "usage": {"input_tokens": 11, "output_tokens": 1}}}),
             ),
             (
+                Some("content_block_start"),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ),
+            (
                 Some("content_block_delta"),
                 json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hel"}}),
             ),
             (
                 Some("content_block_delta"),
                 json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "lo"}}),
+            ),
+            (
+                Some("content_block_stop"),
+                json!({"type": "content_block_stop", "index": 0}),
             ),
             (
                 Some("message_delta"),
@@ -224,6 +233,9 @@ async fn answer(
             .expect("a response")
     };
     match model.as_str() {
+        "stall" => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
         "fault-500" => {
             return full(
                 500,

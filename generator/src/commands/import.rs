@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use receipts_verifier::inspect::INSPECT_DIR;
 use receipts_verifier::otel::OTEL_DIR;
 use receipts_verifier::verify::{Receipt, Status, Tally};
@@ -63,21 +62,6 @@ fn input_error(file: &Path, message: impl std::fmt::Display) -> Failure {
         message: format!("{}: {message}", file.display()),
         code: EXIT_INPUT as u8,
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it, so a
-/// reader never sees half a file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().context("no parent directory")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 pub fn run(args: Args, out: Out) -> Result<(), Failure> {
@@ -146,7 +130,7 @@ fn file_name(path: &Path) -> String {
 fn keep(objects: &Path, sha256: &str, bytes: &[u8]) -> anyhow::Result<()> {
     let object = objects.join(sha256);
     if !object.is_file() {
-        write_atomically(&object, bytes)?;
+        crate::atomic::write(&object, bytes)?;
     }
     Ok(())
 }
@@ -176,7 +160,7 @@ fn inspect(logs: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
         let target = into
             .join(INSPECT_DIR)
             .join(format!("{}.json", prepared.name));
-        write_atomically(&target, &prepared.record_bytes())?;
+        crate::atomic::write(&target, &prepared.record_bytes())?;
         let receipts = receipts_verifier::inspect::verify(
             &target.display().to_string(),
             &prepared.record,
@@ -227,7 +211,7 @@ fn otel(exports: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
             keep(&objects, &source.sha256, &file.bytes)?;
         }
         let target = into.join(OTEL_DIR).join(format!("{}.json", p.name));
-        write_atomically(&target, &p.record_bytes())?;
+        crate::atomic::write(&target, &p.record_bytes())?;
         let events: Vec<_> = p.events.iter().map(|e| &e.export).collect();
         let receipts = receipts_verifier::otel::verify(
             &target.display().to_string(),

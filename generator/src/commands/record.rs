@@ -41,10 +41,12 @@ pub struct Args {
     /// OpenAI's and Anthropic's own APIs, by the base URL the call used).
     #[arg(long)]
     pub upstream: Option<String>,
-    /// The file the agent wrote, kept by digest and checked by the task's
-    /// checks (default: the task's artifact path, when it exists).
-    #[arg(long)]
-    pub artifact: Option<PathBuf>,
+    /// A file the agent wrote, kept by digest; give it once per file. The
+    /// first is the artifact the task's checks read (default: the task's
+    /// artifact path, when it exists); the others are kept under their
+    /// own names.
+    #[arg(long = "artifact", value_name = "PATH")]
+    pub artifacts: Vec<PathBuf>,
     /// The agent's command and its arguments, after `--`.
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -66,16 +68,18 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         seed: args.seed,
         policy: args.policy,
         tier: args.tier,
-        artifact: args.artifact,
+        artifacts: args.artifacts,
     };
     // Everything that can be known before the command runs is checked first.
     run::check(&args.into, &placement).map_err(|e| input(format!("{e:#}")))?;
+    let before =
+        run::witness_inputs(&args.into, &placement).map_err(|e| input(format!("{e:#}")))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::from(anyhow::Error::from(e)))?;
     let recording = runtime.block_on(record_command(&args.command, upstreams))?;
-    let made = match run::make(&args.into, &recording, &placement) {
+    let made = match run::make(&args.into, &recording, &placement, &before) {
         Ok(made) => made,
         Err(e) => {
             // Nothing recorded is lost: the capture and its bodies are kept.

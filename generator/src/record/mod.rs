@@ -30,7 +30,8 @@ pub struct Recording {
 /// Runs `command` (a program and its arguments) with its base URLs pointed
 /// at a recording proxy forwarding to `upstreams`, waits for it to exit
 /// and for its calls under way to end, and returns what was kept. The
-/// command's standard streams are this process's.
+/// command's standard streams are this process's. An interrupt (Ctrl-C)
+/// while the command runs is left to the command.
 pub async fn record_command(command: &[String], upstreams: Upstreams) -> anyhow::Result<Recording> {
     let (program, args) = command
         .split_first()
@@ -41,12 +42,29 @@ pub async fn record_command(command: &[String], upstreams: Upstreams) -> anyhow:
     for (name, value) in upstreams.variables(proxy.addr) {
         child.env(name, value);
     }
+    // Ctrl-C in a terminal signals the command and the recorder alike:
+    // the command ends as it would, and the recorder outlives it, so what
+    // the command did before it ended is recorded.
+    #[cfg(unix)]
+    let interrupts = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt()).context("listening for Ctrl-C")?;
+        tokio::spawn(async move {
+            while interrupt.recv().await.is_some() {
+                eprintln!(
+                    "receipts record: interrupted; recording what the command did once it ends"
+                );
+            }
+        })
+    };
     let started_at = proxy::now();
     let status = child
         .status()
         .await
         .with_context(|| format!("running {program}"))?;
     let ended_at = proxy::now();
+    #[cfg(unix)]
+    interrupts.abort();
     let kept = proxy.finish().await;
     #[cfg(unix)]
     let signal = std::os::unix::process::ExitStatusExt::signal(&status);

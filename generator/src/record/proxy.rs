@@ -6,12 +6,17 @@
 //! closes the agent's connection without a response, and a response cut
 //! mid-way is cut at the same byte for the agent. Only a request for no
 //! known upstream is answered by the proxy itself (404, never recorded).
+//!
+//! An exchange ends when its response ends, when the upstream cuts it, or
+//! when the agent closes its connection (its relay stops at once). When
+//! the agent's command has exited, the proxy waits a grace period for the
+//! exchanges still under way and keeps any left as the agent's leaving.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, StreamBody};
@@ -54,14 +59,32 @@ pub struct Kept {
     pub objects: BTreeMap<String, Bytes>,
 }
 
+/// What was kept, and the exchanges under way as they stand.
+#[derive(Default)]
+struct Ledger {
+    kept: Kept,
+    /// Exchanges under way by sequence number, with when each was sent.
+    pending: BTreeMap<u32, (Exchange, Instant)>,
+}
+
 struct State {
     upstreams: Upstreams,
     client: HttpsClient,
     next: AtomicU32,
-    kept: Mutex<Kept>,
-    /// Exchanges still under way; the proxy is done when none is.
+    ledger: Mutex<Ledger>,
+    /// How many exchanges are under way; the proxy is done when none is.
     open: tokio::sync::watch::Sender<usize>,
 }
+
+impl State {
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// How long the proxy waits, once the agent's command has exited, for the
+/// exchanges still under way to end.
+pub const GRACE: Duration = Duration::from_secs(5);
 
 /// A running proxy.
 pub struct Proxy {
@@ -89,7 +112,7 @@ impl Proxy {
             upstreams,
             client: Client::builder(TokioExecutor::new()).build(connector),
             next: AtomicU32::new(0),
-            kept: Mutex::new(Kept::default()),
+            ledger: Mutex::new(Ledger::default()),
             open: tokio::sync::watch::channel(0).0,
         });
         let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
@@ -119,14 +142,31 @@ impl Proxy {
         Ok(Proxy { addr, state, stop })
     }
 
-    /// Stops accepting, waits for the exchanges under way to end, and
-    /// returns what was kept, exchanges in the order sent, retries marked.
+    /// Stops accepting, waits up to [`GRACE`] for the exchanges under way
+    /// to end, and returns what was kept, exchanges in the order sent,
+    /// retries marked.
     pub async fn finish(self) -> Kept {
+        self.finish_within(GRACE).await
+    }
+
+    /// [`Proxy::finish`], waiting up to `grace`. An exchange still under
+    /// way after it is kept as it stands, ended by the agent's leaving:
+    /// the command that made it has exited.
+    pub async fn finish_within(self, grace: Duration) -> Kept {
         let _ = self.stop.send(());
         let mut open = self.state.open.subscribe();
-        let _ = open.wait_for(|n| *n == 0).await;
-        let mut kept =
-            std::mem::take(&mut *self.state.kept.lock().unwrap_or_else(|e| e.into_inner()));
+        let _ = tokio::time::timeout(grace, open.wait_for(|n| *n == 0)).await;
+        let mut ledger = std::mem::take(&mut *self.state.ledger());
+        for (_, (mut exchange, t0)) in std::mem::take(&mut ledger.pending) {
+            exchange.done_ms = ms(t0);
+            exchange.end = ExchangeEnd::ClientGone;
+            exchange.error = Some(format!(
+                "still under way {} s after the agent's command exited; kept as it stood",
+                grace.as_secs_f64()
+            ));
+            ledger.kept.exchanges.push(exchange);
+        }
+        let mut kept = ledger.kept;
         kept.exchanges.sort_by_key(|e| e.seq);
         mark_retries(&mut kept.exchanges);
         kept
@@ -212,9 +252,12 @@ pub fn now() -> String {
     ))
 }
 
-/// An exchange being recorded: counted open until it is kept. One dropped
-/// unkept (the agent's connection closed while the upstream had not yet
-/// answered) is kept as the agent's leaving.
+/// The message an exchange the agent left is kept with.
+const CLIENT_GONE: &str = "the agent closed its connection before the response ended";
+
+/// An exchange being recorded: counted open and listed as pending until it
+/// is kept. One dropped unkept (the agent's connection closed while the
+/// upstream had not yet answered) is kept as the agent's leaving.
 struct Open {
     state: Arc<State>,
     exchange: Exchange,
@@ -223,6 +266,32 @@ struct Open {
 }
 
 impl Open {
+    fn new(state: Arc<State>, exchange: Exchange) -> Open {
+        let t0 = Instant::now();
+        state
+            .ledger()
+            .pending
+            .insert(exchange.seq, (exchange.clone(), t0));
+        state.open.send_modify(|n| *n += 1);
+        Open {
+            state,
+            exchange,
+            t0,
+            kept: false,
+        }
+    }
+
+    /// Notes the response's head: kept with the exchange even if the
+    /// proxy finishes before the response ends.
+    fn answered(&mut self, status: u16, headers: Vec<(String, String)>) {
+        self.exchange.status = Some(status);
+        self.exchange.response_headers = headers;
+        if let Some((pending, _)) = self.state.ledger().pending.get_mut(&self.exchange.seq) {
+            pending.status = self.exchange.status;
+            pending.response_headers = self.exchange.response_headers.clone();
+        }
+    }
+
     fn keep(&mut self, end: ExchangeEnd, error: Option<String>, response: Option<Bytes>) {
         if std::mem::replace(&mut self.kept, true) {
             return;
@@ -230,28 +299,27 @@ impl Open {
         self.exchange.done_ms = ms(self.t0);
         self.exchange.end = end;
         self.exchange.error = error;
-        let mut kept = self.state.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(bytes) = response {
-            let sha256 = sha256_hex(&bytes);
-            self.exchange.response = Some(Body {
-                sha256: sha256.clone(),
-                bytes: bytes.len() as u64,
-            });
-            kept.objects.entry(sha256).or_insert(bytes);
+        let mut ledger = self.state.ledger();
+        // An exchange the proxy finished without was kept as it stood.
+        if ledger.pending.remove(&self.exchange.seq).is_some() {
+            if let Some(bytes) = response {
+                let sha256 = sha256_hex(&bytes);
+                self.exchange.response = Some(Body {
+                    sha256: sha256.clone(),
+                    bytes: bytes.len() as u64,
+                });
+                ledger.kept.objects.entry(sha256).or_insert(bytes);
+            }
+            ledger.kept.exchanges.push(self.exchange.clone());
         }
-        kept.exchanges.push(self.exchange.clone());
-        drop(kept);
+        drop(ledger);
         self.state.open.send_modify(|n| *n -= 1);
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.keep(
-            ExchangeEnd::ClientGone,
-            Some("the agent closed its connection before the response ended".into()),
-            None,
-        );
+        self.keep(ExchangeEnd::ClientGone, Some(CLIENT_GONE.into()), None);
     }
 }
 
@@ -303,7 +371,6 @@ impl State {
             .body(Full::new(body.clone()))
             .map_err(|e| Cut(e.to_string()))?;
         let seq = self.next.fetch_add(1, Ordering::SeqCst);
-        self.open.send_modify(|n| *n += 1);
         let exchange = Exchange {
             seq,
             method,
@@ -325,18 +392,12 @@ impl State {
             error: None,
             retry_of: None,
         };
-        self.kept
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.ledger()
+            .kept
             .objects
             .entry(request_sha256)
             .or_insert(body);
-        let mut open = Open {
-            state: self.clone(),
-            exchange,
-            t0: Instant::now(),
-            kept: false,
-        };
+        let mut open = Open::new(self.clone(), exchange);
         let response = match self.client.request(upstream).await {
             Ok(response) => response,
             Err(e) => {
@@ -346,13 +407,22 @@ impl State {
             }
         };
         let (parts, mut body) = response.into_parts();
-        open.exchange.status = Some(parts.status.as_u16());
-        open.exchange.response_headers = recorded(&parts.headers);
+        open.answered(parts.status.as_u16(), recorded(&parts.headers));
         let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Cut>>(16);
         tokio::spawn(async move {
             let mut kept = Vec::new();
             loop {
-                match body.frame().await {
+                // The agent's leaving ends the relay at once, even while
+                // the upstream holds its next frame back.
+                let frame = tokio::select! {
+                    biased;
+                    frame = body.frame() => frame,
+                    () = tx.closed() => {
+                        open.keep(ExchangeEnd::ClientGone, Some(CLIENT_GONE.into()), Some(kept.into()));
+                        return;
+                    }
+                };
+                match frame {
                     None => {
                         if open.exchange.first_byte_ms.is_none() {
                             open.exchange.first_byte_ms = Some(ms(open.t0));
@@ -370,10 +440,7 @@ impl State {
                         if tx.send(Ok(frame)).await.is_err() {
                             open.keep(
                                 ExchangeEnd::ClientGone,
-                                Some(
-                                    "the agent closed its connection before the response ended"
-                                        .into(),
-                                ),
+                                Some(CLIENT_GONE.into()),
                                 Some(kept.into()),
                             );
                             return;

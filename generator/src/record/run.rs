@@ -1,7 +1,8 @@
 //! A recording made a run of an experiment: placed in a cell of its grid,
 //! its calls and transcript derived from the capture
-//! ([`receipts_verifier::wire::derive`]), its artifact checked by the
-//! task's checks, and written with every object it names.
+//! ([`receipts_verifier::wire::derive`]), the task's inputs witnessed in
+//! the working directory before and after the command, its artifact
+//! checked by the task's checks, and written with every object it names.
 //!
 //! Writing is atomic for the run: the objects (the capture, every body,
 //! the artifact) are written first, each by its digest through a
@@ -15,8 +16,8 @@ use anyhow::{bail, Context};
 use receipts_verifier::checks::{run_all, CheckContext};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::model::{
-    Attempt, Experiment, FileRef, FormatVersion, Provenance, RecordedCheck, Run, RunKind,
-    RunOutcome, Source, Task,
+    Attempt, Experiment, FileRef, FormatVersion, InputDigests, Provenance, RecordedCheck, Run,
+    RunKind, RunOutcome, Source, Task,
 };
 use receipts_verifier::wire::{derive, CAPTURE_FORMAT};
 
@@ -32,9 +33,11 @@ pub struct Placement {
     pub seed: Option<u64>,
     pub policy: Option<String>,
     pub tier: Option<String>,
-    /// The file the agent produced, as a path to read and the name it is
-    /// kept under; the task's artifact path when not given.
-    pub artifact: Option<PathBuf>,
+    /// The files the agent produced, as paths to read. The first is the
+    /// artifact the task's checks read, kept under the task's artifact
+    /// name (the task's artifact path when none is given); the others are
+    /// kept by digest under their own names.
+    pub artifacts: Vec<PathBuf>,
 }
 
 /// A run made of a recording, and every object it names, by digest.
@@ -157,8 +160,57 @@ pub fn check(into: &Path, placement: &Placement) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Makes the run a recording gives in the experiment at `into`.
-pub fn make(into: &Path, recording: &Recording, placement: &Placement) -> anyhow::Result<Made> {
+/// The task's input files as they stood in the working directory before
+/// the command ran: each one present, by path, with its digest.
+#[derive(Debug, Clone, Default)]
+pub struct Witnessed(BTreeMap<String, String>);
+
+/// Reads the digests of the task's input files present in the working
+/// directory, before the command runs.
+pub fn witness_inputs(into: &Path, placement: &Placement) -> anyhow::Result<Witnessed> {
+    let cell = Cell::of(into, placement)?;
+    let mut seen = BTreeMap::new();
+    for input in &cell.task.inputs {
+        match std::fs::read(&input.path) {
+            Ok(bytes) => {
+                seen.insert(input.path.clone(), sha256_hex(&bytes));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => bail!("reading the task's input {}: {e}", input.path),
+        }
+    }
+    Ok(Witnessed(seen))
+}
+
+/// The inputs witnessed before the command, with their digests now. An
+/// input the command removed is kept as empty, which no input's digest is.
+fn inputs_after(before: &Witnessed) -> anyhow::Result<Vec<InputDigests>> {
+    before
+        .0
+        .iter()
+        .map(|(path, sha256_before)| {
+            let after = match std::fs::read(path) {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => bail!("reading the task's input {path}: {e}"),
+            };
+            Ok(InputDigests {
+                path: path.clone(),
+                sha256_before: sha256_before.clone(),
+                sha256_after: sha256_hex(&after),
+            })
+        })
+        .collect()
+}
+
+/// Makes the run a recording gives in the experiment at `into`; `before`
+/// holds the task's inputs as the command found them.
+pub fn make(
+    into: &Path,
+    recording: &Recording,
+    placement: &Placement,
+    before: &Witnessed,
+) -> anyhow::Result<Made> {
     let cell = Cell::of(into, placement)?;
     let e = &cell.experiment;
     let task = &cell.task;
@@ -218,30 +270,42 @@ pub fn make(into: &Path, recording: &Recording, placement: &Placement) -> anyhow
     let capture_sha256 = sha256_hex(&capture);
     objects.insert(capture_sha256.clone(), capture);
 
-    let artifact_path = placement
-        .artifact
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&task.artifact.path));
+    let (artifact_path, others) = match placement.artifacts.split_first() {
+        Some((first, others)) => (first.clone(), others),
+        None => (PathBuf::from(&task.artifact.path), &[][..]),
+    };
     let artifact = match std::fs::read(&artifact_path) {
-        Ok(bytes) => {
-            let sha256 = sha256_hex(&bytes);
-            let file = FileRef {
-                path: task.artifact.path.clone(),
-                sha256: sha256.clone(),
-                bytes: bytes.len() as u64,
-                media_type: task.artifact.media_type.clone(),
-            };
-            objects.insert(sha256, bytes);
-            Some(file)
+        Ok(bytes) => Some(kept_file(
+            &mut objects,
+            &task.artifact.path,
+            bytes,
+            &task.artifact.media_type,
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && placement.artifacts.is_empty() => {
+            None
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && placement.artifact.is_none() => None,
         Err(e) => bail!("reading the artifact {}: {e}", artifact_path.display()),
     };
+    let mut files: Vec<FileRef> = Vec::new();
+    for path in others {
+        let name = kept_name(path);
+        if name.is_empty() {
+            bail!("--artifact {} names no file", path.display());
+        }
+        if artifact.iter().chain(&files).any(|f| f.path == name) {
+            bail!("two files would be kept as `{name}`: give each --artifact once, under its own name");
+        }
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("reading the artifact {}", path.display()))?;
+        let media_type = media_type_of(&name);
+        files.push(kept_file(&mut objects, &name, bytes, media_type));
+    }
+    let witnessed = inputs_after(before)?;
     let inputs = receipts_verifier::verify::task_input_bytes(task, &objects_of(experiments, task)?);
     let checks = run_all(&CheckContext {
         task,
         inputs: &inputs,
-        recorded_inputs: &[],
+        recorded_inputs: &witnessed,
         artifact: artifact
             .as_ref()
             .and_then(|a| objects.get(&a.sha256))
@@ -275,8 +339,9 @@ pub fn make(into: &Path, recording: &Recording, placement: &Placement) -> anyhow
             turns: Vec::new(),
             calls: derived.calls,
             messages: derived.messages,
-            inputs: Vec::new(),
+            inputs: witnessed,
             artifact,
+            files,
             checks: checks
                 .iter()
                 .map(|c| RecordedCheck {
@@ -299,6 +364,60 @@ pub fn make(into: &Path, recording: &Recording, placement: &Placement) -> anyhow
     })
 }
 
+/// A file kept by digest: its bytes among `objects`, its reference returned.
+fn kept_file(
+    objects: &mut BTreeMap<String, Vec<u8>>,
+    name: &str,
+    bytes: Vec<u8>,
+    media_type: &str,
+) -> FileRef {
+    let sha256 = sha256_hex(&bytes);
+    let file = FileRef {
+        path: name.to_string(),
+        sha256: sha256.clone(),
+        bytes: bytes.len() as u64,
+        media_type: media_type.to_string(),
+    };
+    objects.insert(sha256, bytes);
+    file
+}
+
+/// The name a file is kept under: its path as given when that is relative
+/// and stays below the working directory, else its file name.
+fn kept_name(path: &Path) -> String {
+    use std::path::Component;
+    let below = path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    let kept: PathBuf = if below {
+        path.components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .collect()
+    } else {
+        path.file_name().map(PathBuf::from).unwrap_or_default()
+    };
+    kept.to_string_lossy().replace('\\', "/")
+}
+
+/// The media type a kept file's name suggests.
+fn media_type_of(name: &str) -> &'static str {
+    match name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+    {
+        Some(ext) => match ext.as_str() {
+            "json" => "application/json",
+            "csv" => "text/csv",
+            "md" => "text/markdown",
+            "txt" | "log" => "text/plain",
+            "html" => "text/html",
+            "yaml" | "yml" => "application/yaml",
+            _ => "application/octet-stream",
+        },
+        None => "application/octet-stream",
+    }
+}
+
 /// The task's input files, read from the object store beside the
 /// experiments.
 fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
@@ -314,20 +433,6 @@ fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String
     Ok(out)
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().context("no parent directory")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a file in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
-    tmp.as_file().sync_all().ok();
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
 /// Writes the run and its objects beside the experiment at `into`: the
 /// objects first, the run record last. A run already recorded under the
 /// same id is refused, never replaced.
@@ -341,7 +446,7 @@ pub fn write(into: &Path, made: &Made) -> anyhow::Result<()> {
     keep_objects(into, made.objects.iter().map(|(d, b)| (d, b.as_slice())))?;
     let mut record = serde_json::to_vec_pretty(&made.run).context("writing the run")?;
     record.push(b'\n');
-    write_atomically(&made.path, &record)
+    crate::atomic::write(&made.path, &record)
 }
 
 /// Writes each object by its digest into the object store beside the
@@ -354,7 +459,7 @@ fn keep_objects<'a>(
     for (digest, bytes) in objects {
         let path = dir.join(digest);
         if !path.is_file() {
-            write_atomically(&path, bytes)?;
+            crate::atomic::write(&path, bytes)?;
         }
     }
     Ok(())
@@ -406,7 +511,7 @@ impl Placement {
             seed: Some(run.seed),
             policy: Some(run.policy.clone()),
             tier: None,
-            artifact: None,
+            artifacts: Vec::new(),
         }
     }
 }

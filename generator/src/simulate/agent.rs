@@ -659,6 +659,7 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             messages,
             inputs: self.ctx.fixture.unchanged_digests(),
             artifact,
+            files: Vec::new(),
             checks,
             end: AttemptEnd {
                 reason,

@@ -10,7 +10,7 @@ use receipts_verifier::model::{
     Attempt, CallStatus, Experiment, InputRole, ProviderCall, Task, Turn, Usage,
 };
 use receipts_verifier::time;
-use receipts_verifier::verify::{RunVerification, Status};
+use receipts_verifier::verify::{kept_file_claim, RunVerification, Status};
 
 use super::transcript::{transcript_view, TranscriptView};
 use super::{label, mark, object_href, ReceiptView};
@@ -29,6 +29,8 @@ pub struct AttemptView {
     /// calls no turn names.
     pub steps: Vec<StepView>,
     pub artifact: Option<ArtifactView>,
+    /// Other files the attempt kept, by digest; no check reads them.
+    pub files: Vec<ArtifactView>,
     /// The messages, when the attempt recorded them.
     pub transcript: Option<TranscriptView>,
     pub checks: Vec<CheckView>,
@@ -134,6 +136,18 @@ pub struct CallView {
     /// The call this one retries.
     pub retry_of: Option<String>,
     pub cost: Cost,
+    /// What the call's capture kept, when it was recorded on the wire.
+    pub wire: Option<WireView>,
+}
+
+/// A call recorded on the wire: when its first byte came, and its bodies.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireView {
+    /// Milliseconds from sending to the response's first byte.
+    pub first_byte_ms: Option<u64>,
+    pub request_href: String,
+    /// `None` when no response came.
+    pub response_href: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -184,6 +198,7 @@ pub fn attempt_view(
     corpus: &Corpus,
     e: &Experiment,
     task: &Task,
+    run: &str,
     a: &Attempt,
     index: usize,
     verification: &RunVerification,
@@ -207,6 +222,11 @@ pub fn attempt_view(
         failure: failure(a, c),
         retry_of: c.retry_of.clone(),
         cost: call_cost(c, &e.prices).unwrap_or_default(),
+        wire: c.wire.as_ref().map(|w| WireView {
+            first_byte_ms: w.first_byte_ms,
+            request_href: object_href(&w.request_sha256),
+            response_href: w.response_sha256.as_deref().map(object_href),
+        }),
     };
     let calls = SharedCallFacts {
         model: a
@@ -245,10 +265,18 @@ pub fn attempt_view(
         end: label(&a.end.reason).replace('_', " "),
         end_message: a.end.message.clone(),
         steps: steps(a, index, |t| turn_view(corpus, task, t), call_view),
-        artifact: a
-            .artifact
-            .as_ref()
-            .map(|f| artifact_view(corpus, f, index, verification)),
+        artifact: a.artifact.as_ref().map(|f| {
+            let claim = kept_file_claim(true, &f.path, run, index);
+            artifact_view(corpus, f, &claim, verification, true)
+        }),
+        files: a
+            .files
+            .iter()
+            .map(|f| {
+                let claim = kept_file_claim(false, &f.path, run, index);
+                artifact_view(corpus, f, &claim, verification, false)
+            })
+            .collect(),
         transcript: transcript_view(corpus, task, a, index, verification),
         checks: check_views(index, verification),
         inputs: a
@@ -374,21 +402,21 @@ fn turn_view(corpus: &Corpus, task: &Task, t: &Turn) -> TurnView {
     }
 }
 
+/// The view of a file an attempt kept, with the receipt of its digest
+/// (`claim`); shown as text or a table when `shown`.
 fn artifact_view(
     corpus: &Corpus,
     f: &receipts_verifier::model::FileRef,
-    index: usize,
+    claim: &str,
     verification: &RunVerification,
+    shown: bool,
 ) -> ArtifactView {
-    let bytes = corpus.objects.get(&f.sha256);
+    let bytes = corpus.objects.get(&f.sha256).filter(|_| shown);
     ArtifactView {
         digest: verification
             .receipts
             .iter()
-            .find(|r| {
-                r.subject == format!("objects/{}", f.sha256)
-                    && r.claim.ends_with(&format!("attempt {}", index + 1))
-            })
+            .find(|r| r.subject == format!("objects/{}", f.sha256) && r.claim == claim)
             .map(ReceiptView::from),
         path: f.path.clone(),
         sha256: f.sha256.clone(),

@@ -577,15 +577,21 @@ fn run_refs(
             }
         }
         transcript::messages(corpus, &file, i, &a.messages)?;
-        if let Some(artifact) = &a.artifact {
-            relative_name(&file, &at("artifact.path"), &artifact.path)?;
-            digest_ref(corpus, &file, &at("artifact.sha256"), &artifact.sha256)?;
-            let actual = corpus.objects[&artifact.sha256].len() as u64;
-            if actual != artifact.bytes {
+        let kept = a.artifact.iter().map(|f| ("artifact".to_string(), f));
+        let others = a
+            .files
+            .iter()
+            .enumerate()
+            .map(|(j, f)| (format!("files[{j}]"), f));
+        for (field, kept) in kept.chain(others) {
+            relative_name(&file, &at(&format!("{field}.path")), &kept.path)?;
+            digest_ref(corpus, &file, &at(&format!("{field}.sha256")), &kept.sha256)?;
+            let actual = corpus.objects[&kept.sha256].len() as u64;
+            if actual != kept.bytes {
                 return Err(InputError::at(
                     &file,
-                    at("artifact.bytes"),
-                    format!("says {}, the object has {actual}", artifact.bytes),
+                    at(&format!("{field}.bytes")),
+                    format!("says {}, the object has {actual}", kept.bytes),
                 ));
             }
         }

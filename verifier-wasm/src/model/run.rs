@@ -57,8 +57,13 @@ pub struct Attempt {
     pub messages: Vec<Message>,
     /// The input files the agent could see, with digests before and after the attempt.
     pub inputs: Vec<InputDigests>,
-    /// The file the agent produced, if any. Its bytes live in the object store.
+    /// The file the agent produced, if any: the one the task's checks
+    /// read. Its bytes live in the object store.
     pub artifact: Option<FileRef>,
+    /// Other files the agent produced, each kept by digest in the object
+    /// store; no check reads them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileRef>,
     /// The check results the harness recorded.
     pub checks: Vec<RecordedCheck>,
     pub end: AttemptEnd,
@@ -553,14 +558,15 @@ impl Run {
         self.attempts.iter().map(|a| a.tier.as_str()).collect()
     }
 
-    /// The digests of every object the run names (artifacts, turn results,
+    /// The digests of every object the run names (artifacts and other kept
+    /// files, turn results,
     /// message contents, the bodies of calls recorded on the wire, its
     /// original), sorted, each once. The task's
     /// inputs are the task's.
     pub fn object_digests(&self) -> Vec<&str> {
         let mut digests: Vec<&str> = self.source.iter().map(|s| s.sha256.as_str()).collect();
         for a in &self.attempts {
-            digests.extend(a.artifact.iter().map(|f| f.sha256.as_str()));
+            digests.extend(a.artifact.iter().chain(&a.files).map(|f| f.sha256.as_str()));
             digests.extend(a.turns.iter().filter_map(|t| t.result.sha256.as_deref()));
             digests.extend(a.messages.iter().filter_map(|m| m.sha256.as_deref()));
             for wire in a.calls.iter().filter_map(|c| c.wire.as_ref()) {

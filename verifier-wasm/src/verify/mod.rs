@@ -49,7 +49,7 @@ pub use regression::{
     CONTROL, DRIFT, LEVEL0,
 };
 pub use report::{anchor_report, assemble_report, verify_report};
-pub use run::{task_input_bytes, verify_run, verify_task_inputs, RunVerification};
+pub use run::{kept_file_claim, task_input_bytes, verify_run, verify_task_inputs, RunVerification};
 pub use study::{
     conclude_study, study_figures, totals, Memo, NamedFigures, Reads, StudyVerification, MEMOS_DIR,
 };

@@ -1,4 +1,4 @@
-//! Receipts of one run: artifact digests, every recorded check against the
+//! Receipts of one run: the digests of its artifacts and kept files, every recorded check against the
 //! check recomputed on the artifact, and the recorded outcome.
 
 use std::collections::BTreeMap;
@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::checks::{run_all, CheckContext, CheckOutcome};
 use crate::digest::sha256_hex;
 use crate::facts::RunFacts;
-use crate::model::{PriceTable, Run, Task};
+use crate::model::{FileRef, PriceTable, Run, Task};
 
 use super::transcript::{object_receipt, transcript_receipts};
 use super::{Objects, Receipt};
@@ -94,6 +94,49 @@ fn source_receipts(subject: &str, run: &Run, objects: &dyn Objects) -> Vec<Recei
     ]
 }
 
+/// The claim of the digest receipt of a file attempt `attempt` (from 0)
+/// of run `run` kept: its artifact, or another file.
+pub fn kept_file_claim(artifact: bool, path: &str, run: &str, attempt: usize) -> String {
+    let what = if artifact { "artifact" } else { "file" };
+    format!("{what} `{path}` of {run} attempt {}", attempt + 1)
+}
+
+/// Pushes the receipt of a kept file's digest and size against the bytes
+/// of the object it names; returns those bytes when there are any.
+fn kept_file_receipt<'o>(
+    receipts: &mut Vec<Receipt>,
+    file: &FileRef,
+    claim: String,
+    objects: &'o dyn Objects,
+) -> Option<&'o [u8]> {
+    let subject = format!("objects/{}", file.sha256);
+    let Some(bytes) = objects.object(&file.sha256) else {
+        receipts.push(Receipt::new(
+            &subject,
+            claim,
+            &file.sha256,
+            "no object holds these bytes",
+            false,
+        ));
+        return None;
+    };
+    let digest = sha256_hex(bytes);
+    let size_ok = bytes.len() as u64 == file.bytes;
+    let recomputed = if size_ok {
+        digest.clone()
+    } else {
+        format!("{digest} ({} bytes, not {})", bytes.len(), file.bytes)
+    };
+    receipts.push(Receipt::new(
+        &subject,
+        claim,
+        &file.sha256,
+        recomputed,
+        digest == file.sha256 && size_ok,
+    ));
+    Some(bytes)
+}
+
 /// Verifies one run. `subject` is the run record's path; `inputs` the task's input bytes.
 pub fn verify_run(
     subject: &str,
@@ -108,36 +151,13 @@ pub fn verify_run(
     let mut attempts_passed = Vec::new();
     for (i, attempt) in run.attempts.iter().enumerate() {
         receipts.extend(transcript_receipts(subject, i, attempt, task, objects));
-        let mut artifact = None;
-        if let Some(file) = &attempt.artifact {
-            let object_subject = format!("objects/{}", file.sha256);
-            let claim = format!("artifact `{}` of {} attempt {}", file.path, run.id, i + 1);
-            match objects.object(&file.sha256) {
-                None => receipts.push(Receipt::new(
-                    &object_subject,
-                    claim,
-                    &file.sha256,
-                    "no object holds these bytes",
-                    false,
-                )),
-                Some(bytes) => {
-                    let digest = sha256_hex(bytes);
-                    let size_ok = bytes.len() as u64 == file.bytes;
-                    let recomputed = if size_ok {
-                        digest.clone()
-                    } else {
-                        format!("{digest} ({} bytes, not {})", bytes.len(), file.bytes)
-                    };
-                    receipts.push(Receipt::new(
-                        &object_subject,
-                        claim,
-                        &file.sha256,
-                        recomputed,
-                        digest == file.sha256 && size_ok,
-                    ));
-                    artifact = Some(bytes);
-                }
-            }
+        let artifact = attempt.artifact.as_ref().and_then(|file| {
+            let claim = kept_file_claim(true, &file.path, &run.id, i);
+            kept_file_receipt(&mut receipts, file, claim, objects)
+        });
+        for file in &attempt.files {
+            let claim = kept_file_claim(false, &file.path, &run.id, i);
+            kept_file_receipt(&mut receipts, file, claim, objects);
         }
         let ctx = CheckContext {
             task,

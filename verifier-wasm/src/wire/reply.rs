@@ -63,33 +63,28 @@ fn error_of(body: &Value) -> Option<String> {
     }
 }
 
-/// OpenAI's Chat Completions usage: `prompt_tokens` counts every input
-/// token; `cached_tokens` are the ones read from the cache.
-fn chat_usage(u: &Value) -> Option<Usage> {
-    let prompt = u64_at(u, "/prompt_tokens")?;
-    let cached = u64_at(u, "/prompt_tokens_details/cached_tokens");
+/// OpenAI's usage, in Chat Completions' words (`prompt`, `completion`)
+/// or the Responses API's (`input`, `output`): the input count holds every
+/// input token; `cached_tokens` are the ones read from the cache.
+fn openai_usage(u: &Value, input: &str, output: &str) -> Option<Usage> {
+    let prompt = u64_at(u, &format!("/{input}_tokens"))?;
+    let cached = u64_at(u, &format!("/{input}_tokens_details/cached_tokens"));
     Some(Usage {
         prompt_tokens: prompt,
-        completion_tokens: u64_at(u, "/completion_tokens")?,
-        reasoning_tokens: u64_at(u, "/completion_tokens_details/reasoning_tokens"),
+        completion_tokens: u64_at(u, &format!("/{output}_tokens"))?,
+        reasoning_tokens: u64_at(u, &format!("/{output}_tokens_details/reasoning_tokens")),
         cache_hit_tokens: cached,
         cache_miss_tokens: cached.map(|c| prompt.saturating_sub(c)),
         cache_write_tokens: None,
     })
 }
 
-/// OpenAI's Responses usage: as Chat Completions', other names.
+fn chat_usage(u: &Value) -> Option<Usage> {
+    openai_usage(u, "prompt", "completion")
+}
+
 fn responses_usage(u: &Value) -> Option<Usage> {
-    let prompt = u64_at(u, "/input_tokens")?;
-    let cached = u64_at(u, "/input_tokens_details/cached_tokens");
-    Some(Usage {
-        prompt_tokens: prompt,
-        completion_tokens: u64_at(u, "/output_tokens")?,
-        reasoning_tokens: u64_at(u, "/output_tokens_details/reasoning_tokens"),
-        cache_hit_tokens: cached,
-        cache_miss_tokens: cached.map(|c| prompt.saturating_sub(c)),
-        cache_write_tokens: None,
-    })
+    openai_usage(u, "input", "output")
 }
 
 /// Anthropic's usage: `input_tokens` leaves out the tokens read from and

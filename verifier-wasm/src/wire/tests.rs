@@ -312,6 +312,7 @@ mod forgeries {
                 messages: derived.messages,
                 inputs: Vec::new(),
                 artifact: None,
+                files: Vec::new(),
                 checks: Vec::new(),
                 end: derived.end,
             }],

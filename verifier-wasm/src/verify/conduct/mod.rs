@@ -547,9 +547,9 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                     a.end.reason,
                     EndReason::BudgetStop | EndReason::TimeLimit | EndReason::Error
                 );
-                if !stopped || !a.turns.is_empty() || a.artifact.is_some() {
+                if !stopped || !a.turns.is_empty() || a.artifact.is_some() || !a.files.is_empty() {
                     return Err(format!(
-                        "attempts[{i}] made no provider call, yet it has turns, an artifact or ended `{}`",
+                        "attempts[{i}] made no provider call, yet it has turns, files or ended `{}`",
                         reason(a.end.reason)
                     ));
                 }
