@@ -391,7 +391,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
         &format!("It was [−4.2% higher](#{LADDER_CHANGE})."),
     ];
     edit_json(&dir.path().join(E02_SUMMARY), |s| {
-        s["findings"] = json!(findings)
+        s["findings"] = json!(findings);
     });
     fails_with(
         dir.path(),

@@ -101,7 +101,7 @@ fn an_export_edited_and_imported_again_fails_where_another_span_remembers() {
             s,
             "gen_ai.tool.call.result",
             "{\"order_id\":\"A-1042\",\"status\":\"lost\"}",
-        )
+        );
     });
     let out = import(dir.path(), &[forged]);
     assert_exit(&out, 1, "forged result");

@@ -173,10 +173,7 @@ fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
         .and_then(|m| m.modified())
         .expect("mtime");
     let mut bytes = fs::read(&record).expect("read");
-    let at = bytes
-        .iter()
-        .position(|b| b.is_ascii_digit())
-        .expect("a digit");
+    let at = bytes.iter().position(u8::is_ascii_digit).expect("a digit");
     bytes[at] = if bytes[at] == b'9' {
         b'8'
     } else {
@@ -226,7 +223,7 @@ fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
                 .as_u64()
                 .expect("duration");
             run["attempts"][0]["duration_ms"] = (d + by).into();
-        })
+        });
     };
     bump(1);
     build_in_place(root, "site", None, None);

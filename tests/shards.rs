@@ -327,8 +327,8 @@ fn a_root_whose_verify_script_is_patched_and_resealed_fails() {
     let total = result["receipts"].as_array().expect("receipts").len();
     let passed = total - 1;
     assert!(
-        text.contains(&format!(": failed: {} receipts (", total))
-            && text.contains(&format!("{} pass, 1 fail, 0 could not be checked", passed)),
+        text.contains(&format!(": failed: {total} receipts ("))
+            && text.contains(&format!("{passed} pass, 1 fail, 0 could not be checked")),
         "{total} receipts, {passed} passing, not in {text}"
     );
 }

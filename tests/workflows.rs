@@ -9,13 +9,13 @@ fn repo() -> &'static Path {
         .expect("workspace root")
 }
 
-fn workflow(name: &str) -> serde_yaml::Value {
+fn workflow(name: &str) -> yaml_serde::Value {
     let path = repo().join(".github/workflows").join(name);
-    serde_yaml::from_str(&std::fs::read_to_string(&path).expect("workflow")).expect("valid YAML")
+    yaml_serde::from_str(&std::fs::read_to_string(&path).expect("workflow")).expect("valid YAML")
 }
 
 /// Every `run:` script and `uses:` action of every job.
-fn steps(w: &serde_yaml::Value) -> (Vec<String>, Vec<String>) {
+fn steps(w: &yaml_serde::Value) -> (Vec<String>, Vec<String>) {
     let (mut runs, mut uses) = (Vec::new(), Vec::new());
     for (_, job) in w["jobs"].as_mapping().expect("jobs") {
         for step in job["steps"].as_sequence().expect("steps") {

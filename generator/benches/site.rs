@@ -81,7 +81,7 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
                     minijinja::context! { run => view },
                 )
                 .expect("the run page renders")
-        })
+        });
     });
 
     // The experiment page: its view (tables, figures, charts) and the page.
@@ -106,7 +106,7 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
                     minijinja::context! { e => view },
                 )
                 .expect("the experiment page renders")
-        })
+        });
     });
     group.finish();
 }
@@ -129,7 +129,7 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
     group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(runs as u64));
     group.bench_function(format!("{runs}-runs"), |b| {
-        b.iter(|| build(black_box(&options)).expect("the site builds"))
+        b.iter(|| build(black_box(&options)).expect("the site builds"));
     });
     group.finish();
 }

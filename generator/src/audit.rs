@@ -162,7 +162,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
         let bytes = read_site_file(dir, p);
         check.chunk_manifest(
             &p[data_prefix.len()..],
-            bytes.as_deref().map_err(|e| e.as_str()),
+            bytes.as_deref().map_err(std::string::String::as_str),
         );
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -173,7 +173,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
             check.record(rel, Err("a second file holds this record"));
             continue;
         }
-        check.record(rel, digest.as_deref().map_err(|e| e.as_str()));
+        check.record(rel, digest.as_deref().map_err(std::string::String::as_str));
     }
     drop(listed);
     let manifests = check.finish(true);

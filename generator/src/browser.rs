@@ -193,7 +193,7 @@ impl Output for Rendered {
     fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
         self.files
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(rel.to_string(), bytes.to_vec());
         Ok(())
     }
@@ -204,7 +204,7 @@ impl Rendered {
     pub fn paths(&self) -> Vec<String> {
         self.files
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .keys()
             .cloned()
             .collect()
@@ -213,7 +213,10 @@ impl Rendered {
     /// How the site's file at `path`, `found`, differs from what the records
     /// render to there; `None` when it is the same.
     pub fn compare(&self, path: &str, found: &[u8]) -> Option<Difference> {
-        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let files = self
+            .files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match files.get(path) {
             Some(expected) if expected.as_slice() == found => None,
             Some(expected) => Some(Difference::between(path, found, expected)),

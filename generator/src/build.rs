@@ -315,7 +315,9 @@ fn render(
             r.hits.into_inner(),
             Some((
                 context,
-                r.fresh.into_inner().unwrap_or_else(|e| e.into_inner()),
+                r.fresh
+                    .into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
             )),
         ),
         None => (0, None),

@@ -57,7 +57,10 @@ impl RunCache {
     /// digest is `site`, may keep (none when either differs). A failed build
     /// leaves them for the next.
     pub fn usable(&self, context: &str, site: Option<&str>) -> Arc<HashMap<String, CachedRun>> {
-        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match &*last {
             Some(g) if g.context == context && Some(g.site.as_str()) == site => g.runs.clone(),
             _ => Arc::default(),
@@ -66,7 +69,10 @@ impl RunCache {
 
     /// Keeps what a successful build verified, in place of what it replaced.
     pub fn store(&self, context: String, site: String, runs: HashMap<String, CachedRun>) {
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(Generation {
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Generation {
             context,
             site,
             runs: Arc::new(runs),

@@ -167,7 +167,7 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
             Event::Text(t) if !code => events.push(Event::InlineHtml(claims.prose(&t).into())),
             // Raw HTML (comments included) is shown as text, and its numbers are prose.
             Event::Html(raw) | Event::InlineHtml(raw) => {
-                events.push(Event::InlineHtml(claims.prose(&raw).into()))
+                events.push(Event::InlineHtml(claims.prose(&raw).into()));
             }
             Event::Start(Tag::Link { ref dest_url, .. }) if !is_safe_url(dest_url) => {
                 if let Event::Start(Tag::Link {

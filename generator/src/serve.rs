@@ -60,7 +60,10 @@ impl Shared {
         let started = Instant::now();
         match build(options) {
             Ok(report) => {
-                *self.error.write().unwrap_or_else(|e| e.into_inner()) = None;
+                *self
+                    .error
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
                 eprintln!(
                     "{} (rebuilt in {} ms)",
                     describe(&report, &options.out),
@@ -74,14 +77,20 @@ impl Shared {
                     BuildError::Other(other) => format!("{other:#}"),
                 };
                 eprintln!("error: {message} (serving the last good site)");
-                *self.error.write().unwrap_or_else(|e| e.into_inner()) = Some(message.clone());
+                *self
+                    .error
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(message.clone());
                 let _ = self.notices.send(Notice::Failed(message));
             }
         }
     }
 
     fn error(&self) -> Option<String> {
-        self.error.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.error
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -233,7 +242,12 @@ async fn check_host(request: Request, next: Next) -> Response {
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()));
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(hyper::http::uri::Authority::as_str)
+        });
     match host {
         Some(host) if host_allowed(host) => next.run(request).await,
         _ => (
@@ -250,38 +264,39 @@ fn changes_content(event: &notify::Event) -> bool {
     use notify::event::ModifyKind;
     use notify::EventKind;
     match event.kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
         EventKind::Modify(ModifyKind::Metadata(_)) => false,
-        EventKind::Modify(_) => true,
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Modify(_) => true,
         _ => false,
     }
 }
 
-/// Watches the input and rebuilds on change, once a burst of changes has
-/// been quiet for 150 ms, for as long as the process runs.
+/// Watches the input and rebuilds on change, once the changed files have
+/// been quiet for 150 ms (notify's debouncer), for as long as the process
+/// runs.
 fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<()> {
-    use notify::Watcher;
-    let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
-    let mut watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
+    use notify_debouncer_full::{new_debouncer_opt, DebounceEventResult, NoCache};
+    let (tx, rx) = std::sync::mpsc::channel::<DebounceEventResult>();
+    // No file-id cache: telling renames apart needs a scan of every
+    // watched file first, and any change rebuilds alike.
+    let mut debouncer = new_debouncer_opt::<_, notify::RecommendedWatcher, NoCache>(
+        Duration::from_millis(150),
+        None,
+        tx,
+        NoCache,
+        notify::Config::default(),
+    )
+    .context("starting the file watcher")?;
     for dir in WATCHED.iter().map(|d| root.join(d)).filter(|d| d.is_dir()) {
-        watcher
+        debouncer
             .watch(&dir, RecursiveMode::Recursive)
             .with_context(|| format!("watching {}", dir.display()))?;
     }
     std::thread::spawn(move || {
-        let _keep = watcher;
-        while let Ok(event) = rx.recv() {
-            if !event.is_ok_and(|e| changes_content(&e)) {
-                continue;
+        let _keep = debouncer;
+        for events in rx {
+            if events.is_ok_and(|events| events.iter().any(|e| changes_content(e))) {
+                shared.rebuild(&options);
             }
-            loop {
-                match rx.recv_timeout(Duration::from_millis(150)) {
-                    Ok(_) => continue,
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
-                }
-            }
-            shared.rebuild(&options);
         }
     });
     Ok(())

@@ -172,7 +172,7 @@ pub fn audit_root(
     let root_digest = check.root_digest().to_string();
     for path in check.listed() {
         let bytes = read_site_file(dir, &path);
-        check.file(&path, bytes.as_deref().map_err(|e| e.as_str()));
+        check.file(&path, bytes.as_deref().map_err(std::string::String::as_str));
     }
     let mut found = Counted::new(keep_passing);
     for shard in check.shards() {

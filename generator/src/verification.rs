@@ -57,10 +57,22 @@ impl Verified {
         self.study
             .receipts
             .iter()
-            .chain(self.experiments.iter().flat_map(|e| e.all_receipts()))
+            .chain(
+                self.experiments
+                    .iter()
+                    .flat_map(receipts_verifier::verify::ExperimentVerification::all_receipts),
+            )
             .chain(self.imports.iter().flat_map(ImportReceipts::all))
-            .chain(self.harness.iter().flat_map(|s| s.all_receipts()))
-            .chain(self.regressions.iter().flat_map(|s| s.all_receipts()))
+            .chain(
+                self.harness
+                    .iter()
+                    .flat_map(receipts_verifier::verify::SuiteVerification::all_receipts),
+            )
+            .chain(
+                self.regressions
+                    .iter()
+                    .flat_map(receipts_verifier::verify::RegressionVerification::all_receipts),
+            )
     }
 
     pub fn tally(&self) -> Tally {
@@ -190,7 +202,10 @@ where
                         digest,
                         verification: full.clone(),
                     };
-                    let mut fresh = reuse.fresh.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut fresh = reuse
+                        .fresh
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     fresh.insert(rel, cached);
                 }
                 let counted = Tally::of(&full.receipts);

@@ -161,7 +161,7 @@ impl Staging {
                 let digest = tail.digest(&bytes[tail.at..]);
                 self.tails
                     .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .insert(rel.to_string(), tail);
                 digest
             }
@@ -173,7 +173,7 @@ impl Staging {
         self.bytes.fetch_add(len, Ordering::Relaxed);
         self.digests
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(rel.to_string(), digest);
     }
 
@@ -202,7 +202,7 @@ impl Staging {
                 if last.holds(out, rel, &digest).is_none() {
                     changes
                         .lock()
-                        .unwrap_or_else(|e| e.into_inner())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .push(Change::Write {
                             rel: rel.to_string(),
                             bytes: bytes.to_vec(),
@@ -213,7 +213,7 @@ impl Staging {
                 if let Some(d) = difference(site, rel, bytes) {
                     differences
                         .lock()
-                        .unwrap_or_else(|e| e.into_inner())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .push(d);
                 }
             }
@@ -233,7 +233,7 @@ impl Staging {
     pub fn own(&self, rel: &str, digest: String) {
         self.digests
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(rel.to_string(), digest);
     }
 
@@ -250,7 +250,7 @@ impl Staging {
     pub fn digests(&self) -> BTreeMap<String, String> {
         self.digests
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
@@ -261,7 +261,10 @@ impl Staging {
 
     /// The number of files written so far.
     pub fn files(&self) -> usize {
-        self.digests.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.digests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     /// What rendering the site again found ([`Staging::compare`]): every file
@@ -271,11 +274,13 @@ impl Staging {
         let Target::Compare { site, differences } = self.target else {
             return Ok(Vec::new());
         };
-        let mut out = differences.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut out = differences
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let made: BTreeSet<String> = self
             .digests
             .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .into_keys()
             .collect();
         for entry in walkdir::WalkDir::new(&site).sort_by_file_name() {
@@ -312,8 +317,7 @@ impl Staging {
         if out.exists() {
             let parent = staged
                 .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from("."));
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
             let old = tempfile::Builder::new()
                 .prefix(".receipts-previous-")
                 .tempdir_in(&parent)
@@ -450,9 +454,7 @@ fn ensure_replaceable(out: &Path) -> Result<()> {
     if !out.is_dir() {
         bail!("{} exists and is not a directory", out.display());
     }
-    let empty = fs::read_dir(out)
-        .map(|mut d| d.next().is_none())
-        .unwrap_or(false);
+    let empty = fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
     let ours = out.join(".nojekyll").is_file() && out.join("index.html").is_file();
     if !empty && !ours {
         bail!(

@@ -18,7 +18,7 @@ pub fn files_ending(site: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(suffix))
-        .map(|e| e.into_path())
+        .map(walkdir::DirEntry::into_path)
         .collect()
 }
 

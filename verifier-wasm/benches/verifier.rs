@@ -126,7 +126,7 @@ fn parse_run(c: &mut Criterion, sample: &Sample) {
     let mut group = c.benchmark_group("model");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("parse-run", |b| {
-        b.iter(|| serde_json::from_slice::<Run>(black_box(bytes)).expect("a run"))
+        b.iter(|| serde_json::from_slice::<Run>(black_box(bytes)).expect("a run"));
     });
     group.finish();
 }
@@ -145,7 +145,7 @@ fn verify_one_run(c: &mut Criterion, sample: &Sample) {
                     &sample.objects,
                     &sample.experiment.prices,
                 )
-            })
+            });
         });
     }
     group.finish();
@@ -167,7 +167,7 @@ fn checks(c: &mut Criterion, sample: &Sample) {
             artifact,
         };
         group.bench_function(BenchmarkId::from_parameter(&family), |b| {
-            b.iter(|| run_all(black_box(&ctx)))
+            b.iter(|| run_all(black_box(&ctx)));
         });
     }
     group.finish();
@@ -192,7 +192,7 @@ fn numbers(c: &mut Criterion, sample: &Sample) {
         b.iter(|| {
             let runs = primary_runs(black_box(&judged));
             analyze(&sample.experiment, &runs).expect("every tier priced")
-        })
+        });
     });
     group.finish();
 }
@@ -205,7 +205,7 @@ fn verify_experiment(c: &mut Criterion, sample: &Sample) {
     group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(sample.runs.len() as u64));
     group.bench_function(format!("{}-runs", sample.runs.len()), |b| {
-        b.iter(|| verify_files(black_box(&sample.files), &Scope::All))
+        b.iter(|| verify_files(black_box(&sample.files), &Scope::All));
     });
     group.finish();
 }
@@ -238,7 +238,7 @@ fn expr(c: &mut Criterion, sample: &Sample) {
     let mut group = c.benchmark_group("expr");
     group.throughput(Throughput::Bytes(source.len() as u64));
     group.bench_function("parse", |b| {
-        b.iter(|| Program::parse(black_box(&source)).expect("the program parses"))
+        b.iter(|| Program::parse(black_box(&source)).expect("the program parses"));
     });
     group.throughput(Throughput::Elements(cases.len() as u64));
     group.bench_function(format!("eval-{}-cases", cases.len()), |b| {
@@ -246,7 +246,7 @@ fn expr(c: &mut Criterion, sample: &Sample) {
             for env in &cases {
                 black_box(parsed.eval(black_box(env)).expect("a value"));
             }
-        })
+        });
     });
     group.finish();
 }
@@ -261,7 +261,7 @@ fn sums(c: &mut Criterion, sample: &Sample) {
     let mut group = c.benchmark_group("manifest");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function(format!("parse-sums-{}-lines", digests.len()), |b| {
-        b.iter(|| parse_sums(black_box(&text)).expect("a manifest"))
+        b.iter(|| parse_sums(black_box(&text)).expect("a manifest"));
     });
     group.finish();
 }

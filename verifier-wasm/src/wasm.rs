@@ -171,7 +171,7 @@ impl Manifests {
     pub fn run_records(&self) -> Vec<String> {
         self.check
             .as_ref()
-            .map(|c| c.run_records())
+            .map(crate::manifest::ManifestCheck::run_records)
             .unwrap_or_default()
     }
 
@@ -287,7 +287,10 @@ impl RootSite {
 
     /// The files the root's manifest lists.
     pub fn listed(&self) -> Vec<String> {
-        self.check.as_ref().map(|c| c.listed()).unwrap_or_default()
+        self.check
+            .as_ref()
+            .map(crate::manifest::shards::RootCheck::listed)
+            .unwrap_or_default()
     }
 
     /// A file of the root with its bytes, or `undefined` when it could not be fetched.

@@ -277,7 +277,7 @@ impl Reader<'_> {
                     };
                     heads
                         .lock()
-                        .unwrap_or_else(|e| e.into_inner())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .insert(path.clone(), kept);
                 }
                 Ok(head)

@@ -210,7 +210,11 @@ impl HeadCache {
         stamp: Option<&FileStamp>,
         tiers: &[String],
     ) -> Option<KeptHead> {
-        let last = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         last.get(path)
             .filter(|k| match digest {
                 Some(digest) => k.digest == digest,
@@ -221,7 +225,10 @@ impl HeadCache {
     }
 
     fn keep(&self, heads: HashMap<PathBuf, KeptHead>) {
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(heads);
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(heads);
     }
 }
 
@@ -238,7 +245,9 @@ impl<'a> Reader<'a> {
     }
 
     fn take_digests(self) -> BTreeMap<String, String> {
-        self.digests.into_inner().unwrap_or_else(|e| e.into_inner())
+        self.digests
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The records, the showcase and the documents.
@@ -252,7 +261,9 @@ impl<'a> Reader<'a> {
         corpus.sources = sources;
         if let Some((cache, heads)) = &self.heads {
             cache.keep(std::mem::take(
-                &mut *heads.lock().unwrap_or_else(|e| e.into_inner()),
+                &mut *heads
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
             ));
         }
         corpus.record_digests = self.take_digests();
@@ -316,7 +327,7 @@ impl<'a> Reader<'a> {
             let rel = gzip::record_path(&rel).to_string();
             self.digests
                 .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(rel, digest);
         }
     }

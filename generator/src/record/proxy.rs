@@ -78,7 +78,9 @@ struct State {
 
 impl State {
     fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
-        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+        self.ledger
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -331,8 +333,7 @@ impl State {
         let path_and_query = req
             .uri()
             .path_and_query()
-            .map(|p| p.as_str().to_string())
-            .unwrap_or_else(|| "/".to_string());
+            .map_or_else(|| "/".to_string(), |p| p.as_str().to_string());
         let Some((origin, target)) = self.upstreams.route(&path_and_query) else {
             let message = format!(
                 "receipts record: no upstream for {}; paths start with {}\n",

@@ -269,9 +269,8 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         if let Some(limit) = self.cut_at {
             return (self.cut(limit), false);
         }
-        let mut artifact = match self.write_artifact() {
-            Some(a) => a,
-            None => return self.out_of_output(None, false),
+        let Some(mut artifact) = self.write_artifact() else {
+            return self.out_of_output(None, false);
         };
         let mut outcome = self.checks(Some(&artifact));
         for _ in 0..self.ctx.plan.drafts {

@@ -305,7 +305,7 @@ fn brief(flaw: Option<Flaw>) -> Vec<u8> {
     match flaw {
         Some(Flaw::Misquote) => {
             items[0].1 = "Approval: the release manager signs off on the checklist before deploy."
-                .to_string()
+                .to_string();
         }
         Some(Flaw::TrailingSpace) => items[1].1.push(' '),
         Some(Flaw::CitesInjected) => items.push((

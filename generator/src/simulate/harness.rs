@@ -56,7 +56,10 @@ pub fn suite() -> HarnessSuite {
             .into_iter()
             .collect(),
         },
-        egress_allowlist: ALLOWED.iter().map(|h| h.to_string()).collect(),
+        egress_allowlist: ALLOWED
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
         token_cap: TOKEN_CAP,
         percentile_method: PercentileMethod::NearestRank,
         arg_rules: arg_rules(),

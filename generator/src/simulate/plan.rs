@@ -294,7 +294,7 @@ fn policies() -> Vec<Policy> {
         id: id.to_string(),
         label: label.to_string(),
         kind,
-        tiers: tiers.iter().map(|t| t.to_string()).collect(),
+        tiers: tiers.iter().map(std::string::ToString::to_string).collect(),
     };
     vec![
         policy(
@@ -320,7 +320,7 @@ fn policies() -> Vec<Policy> {
 
 fn grid(seeds: Vec<u64>) -> Grid {
     Grid {
-        tasks: TASKS.iter().map(|t| t.to_string()).collect(),
+        tasks: TASKS.iter().map(std::string::ToString::to_string).collect(),
         profiles: vec!["careful".to_string(), "fast".to_string()],
         seeds,
         policies: policies().into_iter().map(|p| p.id).collect(),

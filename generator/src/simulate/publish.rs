@@ -391,9 +391,8 @@ pub fn summary_json(summary: &Summary) -> Vec<u8> {
             .find(|part| part.parse::<usize>().is_err())
             .unwrap_or_default();
         let decimals = match Precision::of(key) {
-            Precision::Whole => continue,
+            Precision::Whole | Precision::Decimals(0) => continue,
             Precision::DecimalsOrShare(4, _) => 6,
-            Precision::Decimals(0) => continue,
             Precision::Decimals(d) | Precision::DecimalsOrShare(d, _) => d as usize,
         };
         let Some(value) = std::str::from_utf8(&bytes[range.clone()])

@@ -424,7 +424,7 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
     let mut seconds: Vec<f64> = edits
         .iter()
         .map(|e| {
-            let at = |t: &str| receipts_verifier::time::parse(t).map(|t| t.0).unwrap_or(0);
+            let at = |t: &str| receipts_verifier::time::parse(t).map_or(0, |t| t.0);
             let decided = e.verdict.decided_at.as_deref().map_or(0, at);
             (decided - at(&e.edited_at)) as f64 / 1000.0
         })

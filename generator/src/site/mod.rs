@@ -243,6 +243,5 @@ pub fn doc_title(markdown: &str, path: &str) -> String {
     markdown
         .lines()
         .find_map(|l| l.strip_prefix("# "))
-        .map(|t| t.trim().to_string())
-        .unwrap_or_else(|| path.to_string())
+        .map_or_else(|| path.to_string(), |t| t.trim().to_string())
 }

@@ -267,7 +267,7 @@ fn run_view(i: usize, run: &TraceRun, receipts: &[Receipt]) -> TraceRunView {
                 finish: c
                     .finish_reasons
                     .iter()
-                    .map(|f| f.as_str())
+                    .map(receipts_verifier::model::FinishReason::as_str)
                     .collect::<Vec<_>>()
                     .join(", "),
                 truncated: c.truncated,

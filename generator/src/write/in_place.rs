@@ -56,13 +56,19 @@ impl InPlace {
 
     /// The site last written, when it is remembered.
     pub fn last(&self) -> Option<Arc<Generation>> {
-        self.last.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Remembers `generation` (or forgets, with `None`: the next build
     /// writes the whole site).
     pub fn remember(&self, generation: Option<Generation>) {
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = generation.map(Arc::new);
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = generation.map(Arc::new);
     }
 
     pub(super) fn lock(&self) -> Option<CommitLock> {

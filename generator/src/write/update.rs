@@ -86,7 +86,7 @@ impl Staging {
                 let digest = tail.digest(&bytes);
                 self.tails
                     .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .insert(rel.to_string(), tail.clone());
                 digest
             }
@@ -99,7 +99,7 @@ impl Staging {
         if !at.is_empty() {
             changes
                 .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .push(Change::Patch {
                     rel: rel.to_string(),
                     at,
@@ -121,7 +121,12 @@ impl Staging {
         page_context: String,
     ) -> Result<()> {
         in_place.remember(None);
-        let tails = std::mem::take(&mut *self.tails.lock().unwrap_or_else(|e| e.into_inner()));
+        let tails = std::mem::take(
+            &mut *self
+                .tails
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         let root_digest = root_digest.to_string();
         let generation = match &self.target {
             Target::Update { .. } => {
@@ -157,8 +162,13 @@ impl Staging {
         else {
             bail!("only a site changed in place is committed in place");
         };
-        let digests = self.digests.into_inner().unwrap_or_else(|e| e.into_inner());
-        let changes = changes.into_inner().unwrap_or_else(|e| e.into_inner());
+        let digests = self
+            .digests
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changes = changes
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let changed: HashSet<String> = changes.iter().map(|c| c.rel().to_string()).collect();
         let mut removed: Vec<String> = last
             .files

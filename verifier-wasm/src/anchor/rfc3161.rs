@@ -153,7 +153,7 @@ fn token_content(token: &[u8]) -> Result<ContentInfo, String> {
 }
 
 fn load_certificates(bytes: &[u8]) -> Result<Vec<Certificate>, String> {
-    if bytes.starts_with(b"-----") || bytes.iter().take(64).all(|b| b.is_ascii()) {
+    if bytes.starts_with(b"-----") || bytes.iter().take(64).all(u8::is_ascii) {
         let certs = Certificate::load_pem_chain(bytes)
             .map_err(|e| format!("the TSA certificate does not parse as PEM: {e}"))?;
         if certs.is_empty() {

@@ -126,7 +126,10 @@ pub(super) fn required_items(ctx: &CheckContext<'_>, items: &[RequiredItem]) -> 
                 format!("required item `{}`", req.id),
                 found.is_some(),
                 format!("an exact quote containing \"{}\"", req.phrase),
-                found.map_or_else(|| "not covered".to_string(), |q| q.to_string()),
+                found.map_or_else(
+                    || "not covered".to_string(),
+                    std::string::ToString::to_string,
+                ),
             )
         })
         .collect();

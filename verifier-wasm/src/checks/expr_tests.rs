@@ -395,7 +395,7 @@ fn parse_errors() {
     ] {
         match parse_err(src) {
             UnexpectedToken { found, offset, .. } => {
-                assert_eq!((found.as_str(), offset), (found_expected, offset_expected))
+                assert_eq!((found.as_str(), offset), (found_expected, offset_expected));
             }
             other => panic!("{src}: {other:?}"),
         }

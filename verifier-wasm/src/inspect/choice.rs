@@ -26,7 +26,7 @@ pub(super) fn choice(s: &Subject) -> Result<Scored, String> {
     let mut target: Vec<String> = Vec::new();
     for t in s.targets {
         for token in t.replace(',', " ").split_whitespace() {
-            if token.chars().all(|c| c.is_numeric()) {
+            if token.chars().all(char::is_numeric) {
                 target.push(token.to_string());
             } else {
                 target.extend(token.chars().map(String::from));

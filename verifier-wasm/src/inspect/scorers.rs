@@ -412,7 +412,7 @@ fn pattern(p: &str, ignore_case: bool, match_all: bool, s: &Subject) -> Result<S
         let found = present
             .iter()
             .find(|g| in_targets(g))
-            .map(|g| g.to_string());
+            .map(std::string::ToString::to_string);
         let answer = match (&found, groups.as_slice()) {
             (None, [only]) => only.map(str::to_string),
             _ => found.clone(),
@@ -432,7 +432,10 @@ mod tests {
     use super::*;
 
     fn score(scorer: &str, options: Value, completion: &str, targets: &[&str]) -> Scored {
-        let targets: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+        let targets: Vec<String> = targets
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         let options = options.as_object().cloned().unwrap_or_default();
         match recompute(
             scorer,

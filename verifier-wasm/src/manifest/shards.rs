@@ -448,7 +448,7 @@ mod tests {
     }
 
     fn runs(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
+        list.iter().map(std::string::ToString::to_string).collect()
     }
 
     fn failing(result: &RootResult) -> Vec<(String, String)> {

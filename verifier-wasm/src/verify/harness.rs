@@ -85,7 +85,7 @@ pub fn figures(suite: &HarnessSuite, run: &HarnessRun) -> HarnessFigures {
         match c.usage {
             // Saturating: absurd counts must not wrap back under the cap.
             Some(u) => {
-                tokens = tokens.saturating_add(u.prompt_tokens.saturating_add(u.completion_tokens))
+                tokens = tokens.saturating_add(u.prompt_tokens.saturating_add(u.completion_tokens));
             }
             None => {
                 first_lost_at.get_or_insert(i);

@@ -62,7 +62,7 @@ mod tests {
     fn experiment(dir: &str, with: &[&str]) -> Scope {
         Scope::Experiment {
             experiment: dir.to_string(),
-            with: with.iter().map(|w| w.to_string()).collect(),
+            with: with.iter().map(std::string::ToString::to_string).collect(),
         }
     }
 
@@ -82,7 +82,7 @@ mod tests {
         assert!(!needs_full(&experiment("E02", &[]), stamp));
         let memo = |with: &[&str]| Scope::Document {
             path: "docs/memos/m.md".to_string(),
-            with: with.iter().map(|w| w.to_string()).collect(),
+            with: with.iter().map(std::string::ToString::to_string).collect(),
         };
         assert!(needs_full(&memo(&["E01"]), stamp));
         assert!(!needs_full(&memo(&["E02"]), stamp));

@@ -182,7 +182,7 @@ mod tests {
         let cases: [(&str, Edit); 7] = [
             ("answered as `m/small-1b`", |c| {
                 // The provider answered under another spelling; still "confirmed".
-                c["probes"][0]["call"]["model_echoed"] = json!("m/small-1b")
+                c["probes"][0]["call"]["model_echoed"] = json!("m/small-1b");
             }),
             ("differs in case", |c| c["listed"][0] = json!("m/small-1b")),
             ("did not complete", |c| {
@@ -194,10 +194,10 @@ mod tests {
                 c["probes"].as_array_mut().expect("probes").pop();
             }),
             ("ended after the first run started", |c| {
-                c["probes"][1]["call"]["started_at"] = json!("2026-01-02T00:00:59.700Z")
+                c["probes"][1]["call"]["started_at"] = json!("2026-01-02T00:00:59.700Z");
             }),
             ("after the first run started", |c| {
-                c["listed_at"] = json!("2026-01-02T00:02:00Z")
+                c["listed_at"] = json!("2026-01-02T00:02:00Z");
             }),
             ("of experiment `F`", |c| c["experiment"] = json!("F")),
         ];

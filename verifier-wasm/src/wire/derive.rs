@@ -43,8 +43,7 @@ pub fn retries(exchanges: &[Exchange]) -> Vec<Option<u32>> {
 fn call_id(e: &Exchange, reply_id: Option<&str>) -> String {
     e.request_id()
         .or(reply_id)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("wire-{}", e.seq))
+        .map_or_else(|| format!("wire-{}", e.seq), str::to_string)
 }
 
 /// The run's provider calls: one per exchange that spoke a wire API

@@ -45,7 +45,6 @@ pub fn events(body: &str) -> Vec<Event> {
             None => (line, ""),
         };
         match field {
-            "" => {} // a comment
             "event" => event = value.to_string(),
             "data" => match &mut data {
                 Some(d) => {
@@ -54,6 +53,7 @@ pub fn events(body: &str) -> Vec<Event> {
                 }
                 None => data = Some(value.to_string()),
             },
+            // A comment (no field name), `id`, `retry` and unknown fields.
             _ => {}
         }
     }

@@ -28,7 +28,7 @@ fn decided_ms(edit: &SkillEdit) -> i64 {
         .decided_at
         .as_deref()
         .unwrap_or(&edit.edited_at);
-    parse(at).map(|t| t.0).unwrap_or(0)
+    parse(at).map_or(0, |t| t.0)
 }
 
 fn find<'a>(edits: &'a [SkillEdit], prefix: &str) -> &'a SkillEdit {

@@ -176,18 +176,18 @@ fn an_impossible_record_fails() {
             a["calls"][0]["usage"]["cache_write_tokens"] = json!(40);
         }),
         ("no tokens", |a| {
-            a["calls"][0]["usage"]["completion_tokens"] = json!(0)
+            a["calls"][0]["usage"]["completion_tokens"] = json!(0);
         }),
         ("too fast", |a| {
             a["calls"][0]["usage"]["completion_tokens"] = json!(900);
             a["calls"][0]["latency_ms"] = json!(1);
         }),
         ("outlives its attempt", |a| {
-            a["calls"][0]["latency_ms"] = json!(5000)
+            a["calls"][0]["latency_ms"] = json!(5000);
         }),
         ("no request id", |a| a["calls"][0]["request_id"] = json!("")),
         ("turn of another call", |a| {
-            a["turns"][0]["call"] = json!("zz")
+            a["turns"][0]["call"] = json!("zz");
         }),
     ];
     for (name, edit) in cases {
@@ -369,7 +369,7 @@ fn a_call_retried_after_a_server_error_is_possible() {
 fn a_retry_that_repeats_nothing_failed_or_a_status_that_contradicts_fails() {
     let cases: [(&str, Edit); 8] = [
         ("not an earlier call of its attempt", |a| {
-            a["calls"][1]["retry_of"] = json!("zz")
+            a["calls"][1]["retry_of"] = json!("zz");
         }),
         ("which completed and chose an action", |a| {
             // The call it names completed and acted: not a retry.
@@ -382,7 +382,7 @@ fn a_retry_that_repeats_nothing_failed_or_a_status_that_contradicts_fails() {
             a["turns"][0]["action"] = json!({"tool": "read", "args": {}});
         }),
         ("with another model", |a| {
-            a["calls"][0]["model_requested"] = json!("m/other")
+            a["calls"][0]["model_requested"] = json!("m/other");
         }),
         ("yet has a response's usage", |a| {
             a["calls"][0]["usage"] = a["calls"][1]["usage"].clone();
@@ -396,10 +396,10 @@ fn a_retry_that_repeats_nothing_failed_or_a_status_that_contradicts_fails() {
             a["calls"][0]["finish_reason"] = json!("stop");
         }),
         ("ended `error` with HTTP status 200", |a| {
-            a["calls"][0]["http_status"] = json!(200)
+            a["calls"][0]["http_status"] = json!(200);
         }),
         ("not a status", |a| {
-            a["calls"][0]["http_status"] = json!(999)
+            a["calls"][0]["http_status"] = json!(999);
         }),
         ("an earlier call retried already", |a| {
             // A third call retrying the same failure.
@@ -493,7 +493,7 @@ fn a_failure_blamed_on_a_limit_it_never_reached_fails() {
             |a| a["end"] = json!({"reason": "turn_limit"}),
         ),
         ("ended `time_limit`, yet no call timed out", |a| {
-            a["end"] = json!({"reason": "time_limit"})
+            a["end"] = json!({"reason": "time_limit"});
         }),
         (
             "ended `output_limit`, yet no call stopped on its output budget",

@@ -222,7 +222,7 @@ pub fn grid_receipts(
                     ran.len(),
                 ),
                 true,
-            ))
+            ));
         }
         _ => {}
     }

@@ -123,7 +123,7 @@ fn a_transcript_kinder_than_its_turns_fails() {
         (
             "the planted document replaced by a harmless text",
             Box::new(|a| {
-                a["messages"][3] = json!({"role": "tool", "turn": 0, "text": "Meeting notes."})
+                a["messages"][3] = json!({"role": "tool", "turn": 0, "text": "Meeting notes."});
             }),
             "messages[3] carries \"Meeting notes.\"; turn 0's result is object",
         ),

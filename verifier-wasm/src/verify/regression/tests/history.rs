@@ -14,7 +14,10 @@ fn rules(level0: bool, drift: bool, judges: &[&str]) -> AblatedRules {
     AblatedRules {
         level0,
         drift,
-        judges: judges.iter().map(|t| t.to_string()).collect(),
+        judges: judges
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
     }
 }
 
