@@ -9,7 +9,7 @@ use std::fs;
 
 use serde_json::json;
 
-use common::{edit_json, fails_with, receipts, sample_copy, stderr};
+use common::{built, edit_json, fails_with, receipts, sample_copy, stderr};
 
 #[test]
 fn a_decision_rule_edited_after_registration_fails_naming_the_file() {
@@ -102,9 +102,7 @@ fn a_registration_without_covers_fails_and_says_what_to_add() {
 
 #[test]
 fn the_page_says_what_backs_the_registration_time() {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = built();
     let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
     assert!(page.contains("self-asserted: nothing outside the record backs this time"));
 }

@@ -5,7 +5,7 @@ mod common;
 
 use std::fs;
 
-use common::{decode as unescape, receipts, sample_copy, stderr};
+use common::{built, decode as unescape, receipts, sample_copy, stderr};
 
 const RUN: &str = "experiments/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
 const PAGE: &str = "site/runs/E02-invoice-cleanup-careful-s1-ladder.html";
@@ -98,9 +98,7 @@ fn long_texts_are_folded_with_their_size_and_nothing_is_lost() {
 
 #[test]
 fn the_timeline_has_a_bar_per_call_linked_to_its_row() {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = built();
     let runs = dir.path().join("experiments/E02/runs");
     let (mut seen, mut with_calls) = (0, 0);
     for entry in fs::read_dir(&runs).expect("runs") {

@@ -432,6 +432,32 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     );
 }
 
+/// Only an experiment's run record may be published gzipped (the layout the
+/// build, `receipts verify` and the browser's worker share): a harness run
+/// gzipped in its place stands for no record, so its record is missing and
+/// the gzip file is listed nowhere.
+#[test]
+fn a_harness_run_gzipped_in_place_of_its_record_stands_for_nothing() {
+    let dir = built();
+    let site = dir.path().join("site");
+    let rel = "data/harness/H01/runs/H01-sim-agent-careful-s1.json";
+    let bytes = fs::read(site.join(rel)).expect("read");
+    let gz = receipts::gzip::compress(&bytes);
+    fs::remove_file(site.join(rel)).expect("remove");
+    fs::write(site.join(format!("{rel}.gz")), &gz).expect("write");
+    let out = verify(&site);
+    assert_exit(&out, 1, "verify");
+    let report = stdout(&out);
+    assert!(
+        report.contains(&format!("FAIL {rel}: SHA-256 in data/SHA256SUMS")),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("FAIL {rel}.gz: listed in data/SHA256SUMS")),
+        "{report}"
+    );
+}
+
 #[test]
 fn an_edited_harness_report_figure_fails_showing_both_values() {
     let dir = built();

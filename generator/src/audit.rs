@@ -11,14 +11,16 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::manifest::chunks::is_chunk;
 use receipts_verifier::manifest::{
-    is_listed, ManifestCheck, SitePredicate, Statement, ASSETS_DIR, DATA_DIR, RECORDS_SUMS,
+    is_listed, Fed, ManifestCheck, SitePredicate, Statement, ASSETS_DIR, DATA_DIR, RECORDS_SUMS,
     STATEMENT, SUMS,
 };
 use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 
-use crate::build::{self, BuildError};
+use crate::build;
+use crate::error::BuildError;
 use crate::error::{display_path, InputError};
 use crate::{gzip, load};
 
@@ -43,7 +45,7 @@ pub struct SiteAudit {
 /// forged site may hold a link to a device or a file outside it (or a
 /// directory linked elsewhere), or a huge file; none is followed or read.
 pub fn read_site_file(site: &Path, rel: &str) -> Result<Vec<u8>, String> {
-    if let Some(link) = linked_dir(site, rel) {
+    if let Some(link) = crate::write::linked_dir(site, rel) {
         return Err(link);
     }
     let path = site.join(rel);
@@ -63,22 +65,6 @@ pub fn read_site_file(site: &Path, rel: &str) -> Result<Vec<u8>, String> {
         ));
     }
     fs::read(path).map_err(|e| e.to_string())
-}
-
-/// Why file `rel` of the site in `site` cannot be read: a directory on the
-/// way to it is a symbolic link; `None` when none is.
-pub fn linked_dir(site: &Path, rel: &str) -> Option<String> {
-    let mut at = site.to_path_buf();
-    for part in Path::new(rel).parent()?.components() {
-        at.push(part);
-        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Some(format!(
-                "{} is a symbolic link, which is not followed",
-                display_path(site, &at)
-            ));
-        }
-    }
-    None
 }
 
 /// Every file under `dir` (relative, `/`-separated), symbolic links included as files.
@@ -124,17 +110,17 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
         .collect();
     // A record loading read is not read again; any other file under data/
     // (one loading does not read, or all of them when loading failed) is.
-    let records: Vec<(String, Result<String, String>)> = on_disk
+    let records: Vec<(&String, Result<String, String>)> = on_disk
         .par_iter()
         .filter(|p| p.starts_with(&data_prefix) && p.as_str() != RECORDS_SUMS)
         .filter(|p| !is_chunk(&p[data_prefix.len()..]))
         .map(|p| {
-            let rel = gzip::record_path(&p[data_prefix.len()..]).to_string();
-            if let Some(digest) = read_digests.and_then(|d| d.get(&rel)) {
-                return (rel, Ok(digest.clone()));
+            let (rel, gzipped) = layout::record_in(&p[data_prefix.len()..]);
+            if let Some(digest) = read_digests.and_then(|d| d.get(rel)) {
+                return (p, Ok(digest.clone()));
             }
             let digest = read_site_file(dir, p).and_then(|b| {
-                if gzip::is_gzipped(Path::new(p)) {
+                if gzipped {
                     gzip::decompress(&b, load::MAX_FILE_BYTES)
                         .map(|r| sha256_hex(&r))
                         .map_err(|e| format!("{p}: {e}"))
@@ -142,38 +128,23 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                     Ok(sha256_hex(&b))
                 }
             });
-            (rel, digest)
+            (p, digest)
         })
         .collect();
+    // The records manifest and the code, then the chunk manifests, then
+    // the records they list.
     for (path, bytes) in &listed {
-        let digest = bytes.as_ref().ok().map(|b| sha256_hex(b));
-        check.file(path, digest.as_deref());
-        if path == RECORDS_SUMS {
-            if let Ok(b) = bytes {
-                check.records_manifest(b);
-            }
-        }
+        check.feed(path, Fed::read(bytes.as_deref().map_err(String::as_str)));
     }
-    // The chunk manifests, before the records they list.
     for p in on_disk
         .iter()
         .filter(|p| p.strip_prefix(&data_prefix).is_some_and(is_chunk))
     {
         let bytes = read_site_file(dir, p);
-        check.chunk_manifest(
-            &p[data_prefix.len()..],
-            bytes.as_deref().map_err(std::string::String::as_str),
-        );
+        check.feed(p, Fed::read(bytes.as_deref().map_err(String::as_str)));
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for (rel, digest) in &records {
-        // Two files standing for one record (`x.json` and `x.json.gz`): the
-        // second is refused, never silently merged.
-        if !seen.insert(rel.as_str()) {
-            check.record(rel, Err("a second file holds this record"));
-            continue;
-        }
-        check.record(rel, digest.as_deref().map_err(std::string::String::as_str));
+    for (path, digest) in &records {
+        check.feed(path, Fed::hashed(digest.as_deref().map_err(String::as_str)));
     }
     drop(listed);
     let manifests = check.finish(true);

@@ -14,6 +14,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::manifest::{
     self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS, VERIFIER_DIR,
 };
@@ -88,7 +89,7 @@ impl BuildReport {
     }
 }
 
-pub use crate::error::BuildError;
+use crate::error::BuildError;
 
 struct Timer {
     stages: Vec<(&'static str, Duration)>,
@@ -226,7 +227,7 @@ pub fn root_manifest(records_digest: &str, code: &[(String, Vec<u8>)]) -> String
 const NOJEKYLL: &str = ".nojekyll";
 
 /// What a rebuild keeps for the next: its context and every run's verification.
-type Fresh = Option<(String, HashMap<String, cache::CachedRun>)>;
+type Fresh = Option<(String, HashMap<String, crate::verification::CachedRun>)>;
 
 /// Verifies, renders and writes `corpus` into `staging`, with the root
 /// digest the manifest gives, or `root_digest` when rendering a built site
@@ -282,7 +283,7 @@ fn render(
         let unchanged = corpus
             .record_digests
             .get(&rel)
-            .is_some_and(|digest| staging.keep(&data::record_file(&rel, false), digest))
+            .is_some_and(|digest| staging.keep(&layout::published(&rel, false), digest))
             && staging.patch(&site::run_href(id), &last.root_digest, &root_digest);
         if unchanged {
             progress.inc(1);

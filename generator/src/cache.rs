@@ -20,20 +20,10 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use receipts_verifier::verify::RunVerification;
-
 use crate::load::{Corpus, HARNESS_DIR, REGRESSIONS_DIR};
 use crate::render::Theme;
 use crate::site::SiteInfo;
-
-/// A run as the previous build verified it.
-#[derive(Debug, Clone)]
-pub struct CachedRun {
-    /// The SHA-256 of the record it was verified from.
-    pub digest: String,
-    /// The verification, with the checks' evidence its page shows.
-    pub verification: Arc<RunVerification>,
-}
+use crate::verification::CachedRun;
 
 /// The runs of the last successful build, shared across rebuilds.
 #[derive(Debug, Default)]

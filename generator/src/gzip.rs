@@ -10,7 +10,7 @@ use std::path::Path;
 use flate2::{read::GzDecoder, write::GzEncoder, Compression, GzBuilder};
 
 /// The suffix of a gzipped record.
-pub const SUFFIX: &str = ".gz";
+pub use receipts_verifier::layout::GZ as SUFFIX;
 
 /// The gzip of `bytes`, the same bytes on every machine: no name, no time,
 /// a fixed level.
@@ -36,28 +36,15 @@ pub fn decompress(gz: &[u8], limit: u64) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Whether `/`-separated `path` names a gzipped run record: `<run>.json.gz`
-/// in a `runs` directory. No other file is read as gzip, so no other file
-/// can stand for a record under another name.
-fn is_run_gz(path: &str) -> bool {
-    let mut parts = path.rsplit('/');
-    let name = parts.next().unwrap_or_default();
-    name.len() > ".json.gz".len() && name.ends_with(".json.gz") && parts.next() == Some("runs")
-}
-
-/// The path of the record a file holds: `runs/b.json` for `runs/b.json.gz`;
-/// any other path is its own.
-pub fn record_path(path: &str) -> &str {
-    if is_run_gz(path) {
-        &path[..path.len() - SUFFIX.len()]
-    } else {
-        path
-    }
-}
-
-/// Whether `path` names a gzipped run record (see [`record_path`]).
+/// Whether file `path`, on disk, is a gzipped run record: `<run>.json.gz`
+/// in a `runs` directory. Which published file stands for which record is
+/// the verification core's layout ([`receipts_verifier::layout::record_in`]).
 pub fn is_gzipped(path: &Path) -> bool {
-    is_run_gz(&path.to_string_lossy().replace('\\', "/"))
+    let mut parts = path.iter().rev().map(|p| p.to_string_lossy());
+    let name = parts.next().unwrap_or_default();
+    name.len() > ".json.gz".len()
+        && name.ends_with(".json.gz")
+        && parts.next().is_some_and(|dir| dir == "runs")
 }
 
 #[cfg(test)]
@@ -98,6 +85,7 @@ mod tests {
 
     #[test]
     fn a_record_is_known_by_its_uncompressed_path() {
+        let record_path = |p| receipts_verifier::layout::record_in(p).0;
         assert_eq!(record_path("E01/runs/r.json.gz"), "E01/runs/r.json");
         assert_eq!(record_path("E01/runs/r.json"), "E01/runs/r.json");
         assert!(is_gzipped(Path::new("/site/data/E01/runs/r.json.gz")));

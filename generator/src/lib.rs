@@ -21,8 +21,9 @@ pub mod escape;
 pub mod fold;
 pub mod gzip;
 pub mod head;
+/// Logs of other tools made into records: in the verification core.
 #[cfg(feature = "cli")]
-pub mod import;
+pub use receipts_verifier::import;
 #[cfg(feature = "cli")]
 pub mod json_place;
 pub mod load;
@@ -40,8 +41,9 @@ pub mod report;
 pub mod serve;
 #[cfg(feature = "cli")]
 pub mod shards;
+/// The simulated sample input: its own crate (`simulator/`).
 #[cfg(feature = "cli")]
-pub mod simulate;
+pub use receipts_simulate as simulate;
 pub mod site;
 #[cfg(feature = "cli")]
 pub mod standalone;

@@ -7,12 +7,13 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::manifest::chunks::{is_chunk, RecordsManifests};
 use receipts_verifier::manifest::SUMS;
 
-use crate::data::{record_file, DATA_DIR};
+use crate::data::DATA_DIR;
 use crate::gzip;
-use crate::load::{self, Corpus, OBJECTS_DIR};
+use crate::load::{self, Corpus};
 use crate::site;
 use crate::write::Staging;
 
@@ -24,7 +25,7 @@ pub fn write_record(
     bytes: &[u8],
     gzipped: bool,
 ) -> Result<()> {
-    let file = record_file(rel, gzipped);
+    let file = layout::published(rel, gzipped);
     if gzipped {
         return staging.write(&file, &gzip::compress(bytes));
     }
@@ -44,12 +45,7 @@ pub fn write_record(
 /// holds the published files to it.
 pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     let mut files: Vec<String> = Vec::new();
-    files.extend(
-        corpus
-            .tasks
-            .keys()
-            .map(|id| format!("{}/{id}.json", load::TASKS_DIR)),
-    );
+    files.extend(corpus.tasks.keys().map(|id| layout::task_path(id)));
     for e in &corpus.experiments {
         let dir = &e.dir;
         files.extend(
@@ -122,7 +118,7 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
     // Listed by the SHA-256 of their bytes, which in a forged site need not
     // be the one they are named by (verifying it finds that out).
     corpus.objects.par_iter().try_for_each(|(digest, bytes)| {
-        let rel = format!("{OBJECTS_DIR}/{digest}");
+        let rel = layout::object_path(digest);
         let read = corpus.record_digests.get(&rel).cloned();
         let path = format!("{DATA_DIR}/{rel}");
         if let Some(read) = &read {
@@ -159,12 +155,12 @@ pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
             if is_chunk(rel) {
                 return None;
             }
-            Some(match rel.strip_suffix(gzip::SUFFIX) {
-                Some(record) => {
+            Some(match layout::record_in(rel) {
+                (record, true) => {
                     let digest = corpus.record_digests.get(record).cloned();
                     (record.to_string(), digest.unwrap_or_default())
                 }
-                None => (rel.to_string(), d),
+                (_, false) => (rel.to_string(), d),
             })
         })
         .collect();

@@ -320,8 +320,8 @@ impl VerifyScope {
     pub fn of(scope: &Scope, files: &[String]) -> VerifyScope {
         let records = files
             .iter()
-            .filter_map(|f| f.strip_prefix("data/"))
-            .map(|r| r.strip_suffix(".gz").unwrap_or(r).to_string())
+            .filter_map(|f| receipts_verifier::layout::record_of(f))
+            .map(|(r, _)| r.to_string())
             .collect();
         VerifyScope {
             scope: serde_json::to_string(scope).unwrap_or_default(),

@@ -10,7 +10,9 @@ use receipts_verifier::model::Report;
 use receipts_verifier::verify::assemble_report;
 
 use crate::error::InputError;
-use crate::load::{read_run, Corpus, OBJECTS_DIR, TASKS_DIR};
+use receipts_verifier::layout;
+
+use crate::load::{read_run, Corpus};
 
 /// The report of run `run_id`, with the records it needs verbatim, anchored
 /// to the site's manifests: `site_sums`, the `SHA256SUMS` of the built site
@@ -34,24 +36,16 @@ pub fn export(
     };
     // The record as it holds it: a built site may publish it gzipped.
     let (run, run_bytes) = read_run(corpus, loaded, index)?;
-    let run_path = format!("{}/runs/{}.json", loaded.dir, run.id);
+    let run_path = loaded.run_path(&run.id);
     let mut files = BTreeMap::from([(run_path.clone(), run_bytes)]);
     let mut paths = vec![
         format!("{}/experiment.json", loaded.dir),
-        format!("{TASKS_DIR}/{}.json", run.task),
+        layout::task_path(&run.task),
     ];
     if let Some(task) = corpus.tasks.get(&run.task) {
-        paths.extend(
-            task.inputs
-                .iter()
-                .map(|i| format!("{OBJECTS_DIR}/{}", i.sha256)),
-        );
+        paths.extend(task.inputs.iter().map(|i| layout::object_path(&i.sha256)));
     }
-    paths.extend(
-        run.object_digests()
-            .into_iter()
-            .map(|d| format!("{OBJECTS_DIR}/{d}")),
-    );
+    paths.extend(run.object_digests().into_iter().map(layout::object_path));
     for path in paths {
         let name = format!("{}/{path}", corpus.records_name);
         let bytes = std::fs::read(corpus.records_dir.join(&path))

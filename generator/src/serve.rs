@@ -24,7 +24,8 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
 use tower_http::services::ServeDir;
 
-use crate::build::{build, describe, BuildError, BuildOptions};
+use crate::build::{build, describe, BuildOptions};
+use crate::error::BuildError;
 use crate::write::in_place::InPlace;
 
 /// The directories whose changes trigger a rebuild, relative to the root.

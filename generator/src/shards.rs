@@ -15,17 +15,18 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::manifest::chunks::is_chunk;
 use receipts_verifier::manifest::shards::{
     check_name, format_shards, RootCheck, Shard, ShardFacts, ROOT_PAGE, SHARDS,
 };
 use receipts_verifier::manifest::{
-    format_sums, parse_sums, ManifestCheck, DATA_DIR, RECORDS_SUMS, SUMS,
+    format_sums, parse_sums, Fed, ManifestCheck, DATA_DIR, RECORDS_SUMS, SUMS,
 };
 use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 
 use crate::audit::{read_site_file, SiteAudit, RENDERED};
-use crate::build::BuildError;
+use crate::error::BuildError;
 use crate::error::{display_path, InputError};
 use crate::render::Theme;
 use crate::write::Staging;
@@ -45,15 +46,14 @@ pub fn read_shard(dir: &Path) -> Result<(String, Vec<String>), InputError> {
     let sums = read(SUMS)?;
     let mut check = ManifestCheck::new(&sums, None);
     let records = read(RECORDS_SUMS)?;
-    check.file(RECORDS_SUMS, Some(&sha256_hex(&records)));
-    check.records_manifest(&records);
+    check.feed(RECORDS_SUMS, Fed::Bytes(&records));
     let listed = std::str::from_utf8(&records)
         .ok()
         .and_then(|t| parse_sums(t).ok())
         .unwrap_or_default();
     for rel in listed.keys().filter(|rel| is_chunk(rel)) {
-        let bytes = read(&format!("{DATA_DIR}/{rel}"))?;
-        check.chunk_manifest(rel, Ok(&bytes));
+        let path = layout::published(rel, false);
+        check.feed(&path, Fed::Bytes(&read(&path)?));
     }
     let mut runs = check.run_records();
     runs.sort_unstable();

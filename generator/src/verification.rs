@@ -15,7 +15,6 @@ use receipts_verifier::verify::{
     Status, StudyVerification, SuiteRecords, SuiteVerification, Tally, MEMOS_DIR,
 };
 
-use crate::cache::CachedRun;
 use crate::error::BuildError;
 use crate::load::{read_run, Corpus, LoadedExperiment, DOCS_DIR};
 use crate::validate;
@@ -119,6 +118,15 @@ pub struct RunPass<'a> {
     /// The record's bytes, as read.
     pub bytes: &'a [u8],
     pub verification: &'a RunVerification,
+}
+
+/// A run as the previous build verified it.
+#[derive(Debug, Clone)]
+pub struct CachedRun {
+    /// The SHA-256 of the record it was verified from.
+    pub digest: String,
+    /// The verification, with the checks' evidence its page shows.
+    pub verification: Arc<RunVerification>,
 }
 
 /// The runs a rebuild keeps from the build before it (see [`crate::cache`]),

@@ -371,7 +371,7 @@ fn difference(site: &Path, rel: &str, expected: &[u8]) -> Option<Difference> {
     // A forged site's file is read only when it is a regular file of about
     // the size expected: never a link, a device or a huge file.
     const SLACK: u64 = 1 << 20;
-    if let Some(link) = crate::audit::linked_dir(site, rel) {
+    if let Some(link) = linked_dir(site, rel) {
         return Some(Difference {
             path: rel.to_string(),
             found: format!("no file ({link})"),
@@ -463,6 +463,22 @@ fn ensure_replaceable(out: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Why file `rel` of the site in `site` cannot be read: a directory on the
+/// way to it is a symbolic link; `None` when none is.
+pub fn linked_dir(site: &Path, rel: &str) -> Option<String> {
+    let mut at = site.to_path_buf();
+    for part in Path::new(rel).parent()?.components() {
+        at.push(part);
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Some(format!(
+                "{} is a symbolic link, which is not followed",
+                crate::error::display_path(site, &at)
+            ));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -170,30 +170,6 @@ let receipts_render = (function(exports) {
             }
         }
         /**
-         * A chunk manifest by its path under `data/`, with its bytes, or
-         * `undefined` and why it could not be read; fed before its records.
-         * @param {string} rel
-         * @param {Uint8Array | number[] | null} [bytes]
-         * @param {string | null} [why]
-         */
-        chunk(rel, bytes, why) {
-            let ptr0, len0, ptr1, len1, ptr2, len2;
-            try {
-                ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-                len0 = WASM_VECTOR_LEN;
-                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
-                len1 = WASM_VECTOR_LEN;
-                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-                len2 = WASM_VECTOR_LEN;
-            } catch (e) {
-                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
-                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
-                throw e;
-            }
-            wasm.manifests_chunk(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
-        }
-        /**
          * The chunk manifest (a path under `data/`) that should list record
          * `rel`, once `data/SHA256SUMS` was fed; `undefined` when that lists it.
          * @param {string} rel
@@ -211,24 +187,31 @@ let receipts_render = (function(exports) {
             return v2;
         }
         /**
-         * A file the root manifest lists (`data/SHA256SUMS`, an asset), with
-         * its bytes, or `undefined` when it could not be fetched.
+         * A file of the site by its path in the site (`data/SHA256SUMS`, a
+         * chunk manifest, a record, an asset), with its bytes (a gzipped run
+         * record's: the record it holds), or `undefined` and why it could not
+         * be read (`undefined`: it could not be fetched). See
+         * [`crate::manifest::ManifestCheck::feed`] for the order.
          * @param {string} path
          * @param {Uint8Array | number[] | null} [bytes]
+         * @param {string | null} [why]
          */
-        file(path, bytes) {
-            let ptr0, len0, ptr1, len1;
+        feed(path, bytes, why) {
+            let ptr0, len0, ptr1, len1, ptr2, len2;
             try {
                 ptr0 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
                 len0 = WASM_VECTOR_LEN;
                 ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
                 len1 = WASM_VECTOR_LEN;
+                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
             } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
                 if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
                 if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
                 throw e;
             }
-            wasm.manifests_file(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+            wasm.manifests_feed(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
         }
         /**
          * The receipts as JSON (`{"root_digest", "records_digest", "receipts"}`);
@@ -276,30 +259,6 @@ let receipts_render = (function(exports) {
             this.__wbg_ptr = ret;
             ManifestsFinalization.register(this, this.__wbg_ptr, this);
             return this;
-        }
-        /**
-         * A record by its path under `data/` (a gzipped one as the record it
-         * holds), with its bytes, or `undefined` and why it could not be read.
-         * @param {string} rel
-         * @param {Uint8Array | number[] | null} [bytes]
-         * @param {string | null} [why]
-         */
-        record(rel, bytes, why) {
-            let ptr0, len0, ptr1, len1, ptr2, len2;
-            try {
-                ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-                len0 = WASM_VECTOR_LEN;
-                ptr1 = isLikeNone(bytes) ? 0 : passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
-                len1 = WASM_VECTOR_LEN;
-                ptr2 = isLikeNone(why) ? 0 : passStringToWasm0(why, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-                len2 = WASM_VECTOR_LEN;
-            } catch (e) {
-                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
-                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
-                throw e;
-            }
-            wasm.manifests_record(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
         }
         /**
          * The SHA-256 of `SHA256SUMS`.
@@ -743,6 +702,33 @@ let receipts_render = (function(exports) {
     exports.is_chunk = is_chunk;
 
     /**
+     * Whether site path `path` is a run record published gzipped.
+     * @param {string} path
+     * @returns {boolean}
+     */
+    function is_gzipped_record(path) {
+        const ptr0 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.is_gzipped_record(ptr0, len0);
+        return ret !== 0;
+    }
+    exports.is_gzipped_record = is_gzipped_record;
+
+    /**
+     * Whether record `rel` (a path under `data/`) is one every scope reads: a
+     * task, an object or the study's file.
+     * @param {string} rel
+     * @returns {boolean}
+     */
+    function is_shared_record(rel) {
+        const ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.is_shared_record(ptr0, len0);
+        return ret !== 0;
+    }
+    exports.is_shared_record = is_shared_record;
+
+    /**
      * The lowercase digest a pin gives (`#root=`), or an error naming why it is
      * not a pin.
      * @param {string} text
@@ -798,6 +784,31 @@ let receipts_render = (function(exports) {
     exports.parse_sums = parse_sums;
 
     /**
+     * The site path that publishes record `rel` (a path under `data/`):
+     * `data/<rel>`, or `data/<rel>.gz` for an experiment's run record in a site
+     * whose run records are `gzipped` (see [`crate::layout`]).
+     * @param {string} rel
+     * @param {boolean} gzipped
+     * @returns {string}
+     */
+    function published(rel, gzipped) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const val2 = +gzipped;
+            const ptr0 = passStringToWasm0(rel, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.published(ptr0, len0, val2);
+            deferred3_0 = ret[0];
+            deferred3_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    exports.published = published;
+
+    /**
      * The chunk manifest (a path under `data/`) that lists record `rel` (a path
      * under `data/`) in a site whose `data/SHA256SUMS` is `records_sums`, or
      * `undefined` when `data/SHA256SUMS` lists it itself.
@@ -829,6 +840,57 @@ let receipts_render = (function(exports) {
         return v3;
     }
     exports.record_chunk = record_chunk;
+
+    /**
+     * The record (a path under `data/`) that site path `path` publishes, the
+     * record inside it when it is a gzipped run record; `undefined` for a path
+     * outside `data/`.
+     * @param {string} path
+     * @returns {string | undefined}
+     */
+    function record_of(path) {
+        const ptr0 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.record_of(ptr0, len0);
+        let v2;
+        if (ret[0] !== 0) {
+            v2 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v2;
+    }
+    exports.record_of = record_of;
+
+    /**
+     * The record (a path under `data/`) of run `run` of experiment `dir`.
+     * @param {string} dir
+     * @param {string} run
+     * @returns {string}
+     */
+    function run_path(dir, run) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(dir, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(run, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.run_path(ptr0, len0, ptr1, len1);
+            deferred3_0 = ret[0];
+            deferred3_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    exports.run_path = run_path;
 
     /**
      * SHA-256 of `bytes`, lowercase hex.

@@ -25,16 +25,19 @@
       return r.json();
     });
   }
-  // A run's record: data/<experiment>/runs/<run>.json, or gzipped in
-  // <run>.json.gz when the site was built with --compress-records.
+  // A run's record, where the page says the site publishes it (the
+  // verification core's layout): gzipped when the site was built with
+  // --compress-records.
   function record(row) {
-    var url = "data/" + row.experiment + "/runs/" + row.id + ".json";
+    var url = out.dataset.runRecord
+      .replace("{experiment}", function () { return row.experiment; })
+      .replace("{run}", function () { return row.id; });
     if (!out.hasAttribute("data-records-gzipped")) return json(url);
     if (typeof DecompressionStream === "undefined") {
       return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
     }
-    return fetch(url + ".gz").then(function (gz) {
-      if (!gz.ok) throw new Error(gz.status + " for " + url + ".gz");
+    return fetch(url).then(function (gz) {
+      if (!gz.ok) throw new Error(gz.status + " for " + url);
       return new Response(gz.body.pipeThrough(new DecompressionStream("gzip"))).json();
     });
   }
@@ -247,8 +250,8 @@
     ]).then(function (runs) {
       var fa = lastArtifact(runs[0]), fb = lastArtifact(runs[1]);
       return Promise.all([
-        fa ? text("data/objects/" + fa.sha256) : Promise.resolve(""),
-        fb ? text("data/objects/" + fb.sha256) : Promise.resolve("")
+        fa ? text(out.dataset.objects + fa.sha256) : Promise.resolve(""),
+        fb ? text(out.dataset.objects + fb.sha256) : Promise.resolve("")
       ]).then(function (artifacts) {
         out.textContent = "";
         if (a.task !== b.task) out.appendChild(el("p", "These runs are of different tasks (" + a.task + ", " + b.task + ").", "fail"));

@@ -7,7 +7,6 @@
 
   var out = document.getElementById("replay");
   if (!out || !window.fetch) return;
-  var root = out.dataset.root || "";
 
   function el(tag, text, className) {
     var e = document.createElement(tag);
@@ -30,7 +29,7 @@
   function code(text) { return el("code", text); }
   function objectLink(sha256, label) {
     var a = el("a", label || "object " + sha256.slice(0, 12));
-    a.href = root + "data/objects/" + sha256;
+    a.href = out.dataset.objects + sha256;
     return a;
   }
   function json(value) { return value === undefined || value === null ? "" : JSON.stringify(value); }

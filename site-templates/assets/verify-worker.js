@@ -63,25 +63,24 @@ function get(url) {
 }
 
 // Fetches `path` of the site at `base`: `{ path, bytes }`. With
-// `gzFallback`, a run record missing as `path` is fetched as `path.gz`
-// (the standalone verifier does not know whether a site gzipped them).
+// `gzFallback`, a run record missing as `path` is fetched gzipped (the
+// standalone verifier does not know whether a site gzipped them).
 function getPath(base, path, gzFallback) {
   var found = function (p) { return function (bytes) { return { path: p, bytes: bytes }; }; };
   var plain = get(new URL(path, base).href).then(found(path));
-  if (!gzFallback || !RUN_RECORD.test(path.slice(5))) return plain;
+  var rel = gzFallback ? core.record_of(path) : undefined;
+  var gz = rel === undefined ? path : core.published(rel, true);
+  if (gz === path) return plain;
   return plain.catch(function () {
-    return get(new URL(path + GZ, base).href).then(found(path + GZ));
+    return get(new URL(gz, base).href).then(found(gz));
   });
 }
 
-// A record published gzipped (`receipts build --compress-records`) is
-// `<record>.json.gz`; the verifier reads the record it holds.
-var GZ = ".gz";
-// Only a run record (`data/<experiment>/runs/<run>.json.gz`) is read as
-// gzip: no other file stands for a record under another name.
-function isGzippedRecord(path) {
-  return path.slice(-GZ.length) === GZ && path.indexOf("data/") === 0 && RUN_RECORD.test(path.slice(5, -GZ.length));
-}
+// Where each record is published, and which file holds a record gzipped
+// (`receipts build --compress-records`), is the verification core's layout
+// (`published`, `record_of`, `is_gzipped_record`): only an experiment's run
+// record is read as gzip, so no other file stands for a record under
+// another name.
 function gunzip(bytes) {
   if (typeof DecompressionStream === "undefined") {
     return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
@@ -93,13 +92,14 @@ function gunzip(bytes) {
 // Hands a fetched data/ file to the bundle under its record's path, the
 // record inside it when it is gzipped; `then(path, bytes)` sees the record.
 function addRecord(bundle, path, bytes, then) {
-  if (!isGzippedRecord(path)) {
-    bundle.add(path.slice(5), bytes);
+  var rel = core.record_of(path);
+  if (!core.is_gzipped_record(path)) {
+    bundle.add(rel, bytes);
     if (then) then(path, bytes);
     return null;
   }
   return gunzip(bytes).then(function (record) {
-    bundle.add(path.slice(5, -GZ.length), record);
+    bundle.add(rel, record);
     if (then) then(path, record);
   });
 }
@@ -151,16 +151,9 @@ function progress(done, total) {
 function inScope(scope, rel) {
   if (scope.scope === "all") return true;
   if (scope.scope !== "experiment" && scope.scope !== "document") return false;
-  if (rel === scope.path || rel === "study.json" || rel.indexOf("tasks/") === 0 || rel.indexOf("objects/") === 0) return true;
+  if (rel === scope.path || core.is_shared_record(rel)) return true;
   var dirs = (scope.with || []).concat(scope.scope === "experiment" ? [scope.experiment] : []);
   return dirs.some(function (d) { return rel.indexOf(d + "/") === 0; });
-}
-
-// Where record `rel` is published: an experiment's run records are gzipped
-// in a site built with --compress-records.
-var RUN_RECORD = /^[^/]+\/runs\/[^/]+\.json$/;
-function published(rel, gzipped) {
-  return "data/" + rel + (gzipped && RUN_RECORD.test(rel) ? GZ : "");
 }
 
 // Whether `paths` (under the site) name a record to recompute: a file
@@ -190,6 +183,10 @@ function verifySite(job) {
   var bundleReady = null;
   var manifests = null;
   var pin = job.expectRoot === null ? null : core.parse_pin(job.expectRoot);
+  // A compact run page names the run whose record's digest it shows.
+  if (job.pin && job.pin.run !== undefined) {
+    job.pin.path = core.published(core.run_path(job.pin.experiment, job.pin.run), !!job.gzipped);
+  }
   var shownRecord = null;
   var listed = null;
   // Verifying the whole site checks every page too: the records and assets
@@ -202,7 +199,7 @@ function verifySite(job) {
     manifests = new core.Manifests(sumsBytes, pin);
     listed = JSON.parse(core.parse_sums(new TextDecoder().decode(sumsBytes)));
     return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
-      manifests.file("data/SHA256SUMS", bytes);
+      manifests.feed("data/SHA256SUMS", bytes, undefined);
       // A page that names its files fetches only the chunk manifests that
       // list its run records; a whole site, every chunk and every record.
       var chunks = {};
@@ -210,14 +207,14 @@ function verifySite(job) {
       if (job.files) {
         paths = job.files.filter(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; });
         paths.forEach(function (p) {
-          var chunk = manifests.chunk_for(isGzippedRecord(p) ? p.slice(5, -GZ.length) : p.slice(5));
-          if (chunk) chunks["data/" + chunk] = true;
+          var chunk = manifests.chunk_for(core.record_of(p));
+          if (chunk) chunks[core.published(chunk, false)] = true;
         });
       } else {
         paths = [];
         Object.keys(JSON.parse(core.parse_sums(new TextDecoder().decode(bytes)))).forEach(function (rel) {
-          if (core.is_chunk(rel)) chunks["data/" + rel] = true;
-          else if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
+          if (core.is_chunk(rel)) chunks[core.published(rel, false)] = true;
+          else if (inScope(job.scope, rel)) paths.push(core.published(rel, !!job.gzipped));
         });
       }
       // Verifying the whole site also checks the code it ships.
@@ -226,15 +223,16 @@ function verifySite(job) {
       }
       return fetchAll(job.base, Object.keys(chunks).sort(), function (path, fetched) {
         read[path] = true;
-        manifests.chunk(path.slice(5), fetched === null ? undefined : fetched, undefined);
+        manifests.feed(path, fetched === null ? undefined : fetched, undefined);
         if (job.files || fetched === null) return null;
-        var dir = path.slice(5, path.lastIndexOf("/runs/"));
+        // A chunk lists run records by their file name in its own directory.
+        var dir = core.record_of(path.slice(0, path.lastIndexOf("/") + 1));
         var runs = {};
         // A chunk that is not a manifest fails above; it lists no records.
         try { runs = JSON.parse(core.parse_sums(new TextDecoder().decode(fetched))); } catch (e) { /* named by its receipt */ }
         Object.keys(runs).forEach(function (file) {
-          var rel = dir + "/runs/" + file;
-          if (inScope(job.scope, rel)) paths.push(published(rel, job.gzipped));
+          var rel = dir + file;
+          if (inScope(job.scope, rel)) paths.push(core.published(rel, !!job.gzipped));
         });
         return null;
       }, progress).then(function () {
@@ -248,23 +246,17 @@ function verifySite(job) {
           if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
             kept[path] = fetched;
           }
-          if (path.indexOf("data/") !== 0) {
-            manifests.file(path, fetched === null ? undefined : fetched);
-            return null;
-          }
-          var rel = path.slice(5);
-          if (isGzippedRecord(path)) rel = rel.slice(0, -GZ.length);
-          if (fetched === null) {
-            manifests.record(rel, undefined, undefined);
+          if (path.indexOf("data/") !== 0 || fetched === null) {
+            manifests.feed(path, fetched === null ? undefined : fetched, undefined);
             return null;
           }
           return bundleReady.then(function (bundle) {
             var added = addRecord(bundle, path, fetched, function (p, record) {
-              manifests.record(rel, record, undefined);
+              manifests.feed(path, record, undefined);
               if (job.pin && job.pin.path === path) shownRecord = core.sha256_hex(record);
             });
             return added && added.catch(function (e) {
-              manifests.record(rel, undefined, path + ": not a gzipped record (it could not be decompressed)");
+              manifests.feed(path, undefined, path + ": not a gzipped record (it could not be decompressed)");
             });
           });
         }, function (done, total) {
@@ -278,8 +270,7 @@ function verifySite(job) {
     if (!source || job.scope.scope !== "all" || job.files) return;
     Object.keys(source).sort().forEach(function (path) {
       if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS" && !read[path]) {
-        if (core.is_chunk(path.slice(5))) manifests.chunk(path.slice(5), source[path], undefined);
-        else manifests.record(path.slice(5), source[path], undefined);
+        manifests.feed(path, source[path], undefined);
       }
     });
   }).then(function () {
@@ -477,8 +468,8 @@ function exportReport(job) {
       throw new Error("the site's SHA256SUMS and data/SHA256SUMS could not be fetched");
     }
     // An experiment of many runs lists them in chunks: the report carries the run's.
-    var chunk = core.record_chunk(manifests["data/SHA256SUMS"], job.dir + "/runs/" + job.run + ".json");
-    var runSums = chunk ? get(new URL("data/" + chunk, job.base).href).then(function (b) { return new TextDecoder().decode(b); })
+    var chunk = core.record_chunk(manifests["data/SHA256SUMS"], core.run_path(job.dir, job.run));
+    var runSums = chunk ? get(new URL(core.published(chunk, false), job.base).href).then(function (b) { return new TextDecoder().decode(b); })
       : Promise.resolve(undefined);
     return runSums.then(function (runSums) {
       var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests["data/SHA256SUMS"], runSums);

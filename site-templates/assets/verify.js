@@ -312,15 +312,16 @@ var ReceiptsView = (function () {
     return { scope: "run", experiment: panel.dataset.experiment, run: run[1] };
   }
 
-  // The record whose digest the page shows: named, or on a compact run
-  // page always the run's record, fetched or not: a record left out of the
-  // files the page names fails as a record that could not be read.
-  function pinPath() {
-    if (panel.dataset.pinPath) return panel.dataset.pinPath;
+  // The record whose digest the page shows: named by its path, or on a
+  // compact run page always the run's record (its path is the worker's to
+  // spell, from the verification core's layout), fetched or not: a record
+  // left out of the files the page names fails as a record that could not
+  // be read.
+  function pinOf(digest) {
+    if (panel.dataset.pinPath) return { path: panel.dataset.pinPath, digest: digest };
     if (panel.dataset.scope !== "run") return null;
     var scope = pageScope();
-    var gz = panel.dataset.recordsGzipped === "true" ? ".gz" : "";
-    return "data/" + scope.experiment + "/runs/" + scope.run + ".json" + gz;
+    return { experiment: scope.experiment, run: scope.run, digest: digest };
   }
 
   // A root site's page (a study published as shards) shows each shard
@@ -364,7 +365,7 @@ var ReceiptsView = (function () {
       page: panel.dataset.page,
       shownRoot: shownRoot ? shownRoot.textContent.trim() : null,
       // The digests checked are the ones the reader sees.
-      pin: pinPath() && shownRecord ? { path: pinPath(), digest: shownRecord.textContent.trim() } : null
+      pin: shownRecord ? pinOf(shownRecord.textContent.trim()) : null
     });
   });
 

@@ -95,6 +95,41 @@ pub fn is_chunk(rel: &str) -> bool {
     crate::manifest::chunks::is_chunk(rel)
 }
 
+/// The site path that publishes record `rel` (a path under `data/`):
+/// `data/<rel>`, or `data/<rel>.gz` for an experiment's run record in a site
+/// whose run records are `gzipped` (see [`crate::layout`]).
+#[wasm_bindgen]
+pub fn published(rel: &str, gzipped: bool) -> String {
+    crate::layout::published(rel, gzipped)
+}
+
+/// The record (a path under `data/`) that site path `path` publishes, the
+/// record inside it when it is a gzipped run record; `undefined` for a path
+/// outside `data/`.
+#[wasm_bindgen]
+pub fn record_of(path: &str) -> Option<String> {
+    crate::layout::record_of(path).map(|(rel, _)| rel.to_string())
+}
+
+/// Whether site path `path` is a run record published gzipped.
+#[wasm_bindgen]
+pub fn is_gzipped_record(path: &str) -> bool {
+    crate::layout::record_of(path).is_some_and(|(_, gz)| gz)
+}
+
+/// Whether record `rel` (a path under `data/`) is one every scope reads: a
+/// task, an object or the study's file.
+#[wasm_bindgen]
+pub fn is_shared_record(rel: &str) -> bool {
+    crate::layout::is_shared(rel)
+}
+
+/// The record (a path under `data/`) of run `run` of experiment `dir`.
+#[wasm_bindgen]
+pub fn run_path(dir: &str, run: &str) -> String {
+    crate::layout::run_path(dir, run)
+}
+
 /// The chunk manifest (a path under `data/`) that lists record `rel` (a path
 /// under `data/`) in a site whose `data/SHA256SUMS` is `records_sums`, or
 /// `undefined` when `data/SHA256SUMS` lists it itself.
@@ -175,18 +210,18 @@ impl Manifests {
             .unwrap_or_default()
     }
 
-    /// A file the root manifest lists (`data/SHA256SUMS`, an asset), with
-    /// its bytes, or `undefined` when it could not be fetched.
-    pub fn file(&mut self, path: &str, bytes: Option<Vec<u8>>) {
-        let Some(check) = self.check.as_mut() else {
-            return;
-        };
-        let digest = bytes.as_deref().map(crate::digest::sha256_hex);
-        check.file(path, digest.as_deref());
-        if path == crate::manifest::RECORDS_SUMS {
-            if let Some(bytes) = &bytes {
-                check.records_manifest(bytes);
-            }
+    /// A file of the site by its path in the site (`data/SHA256SUMS`, a
+    /// chunk manifest, a record, an asset), with its bytes (a gzipped run
+    /// record's: the record it holds), or `undefined` and why it could not
+    /// be read (`undefined`: it could not be fetched). See
+    /// [`crate::manifest::ManifestCheck::feed`] for the order.
+    pub fn feed(&mut self, path: &str, bytes: Option<Vec<u8>>, why: Option<String>) {
+        if let Some(check) = self.check.as_mut() {
+            let fed = match &bytes {
+                Some(bytes) => crate::manifest::Fed::Bytes(bytes),
+                None => crate::manifest::Fed::Unread(why.as_deref()),
+            };
+            check.feed(path, fed);
         }
     }
 
@@ -194,25 +229,6 @@ impl Manifests {
     /// `rel`, once `data/SHA256SUMS` was fed; `undefined` when that lists it.
     pub fn chunk_for(&self, rel: &str) -> Option<String> {
         self.check.as_ref()?.chunk_for(rel)
-    }
-
-    /// A chunk manifest by its path under `data/`, with its bytes, or
-    /// `undefined` and why it could not be read; fed before its records.
-    pub fn chunk(&mut self, rel: &str, bytes: Option<Vec<u8>>, why: Option<String>) {
-        if let Some(check) = self.check.as_mut() {
-            let why = why.unwrap_or_else(|| "the chunk manifest could not be fetched".to_string());
-            check.chunk_manifest(rel, bytes.as_deref().ok_or(why.as_str()));
-        }
-    }
-
-    /// A record by its path under `data/` (a gzipped one as the record it
-    /// holds), with its bytes, or `undefined` and why it could not be read.
-    pub fn record(&mut self, rel: &str, bytes: Option<Vec<u8>>, why: Option<String>) {
-        if let Some(check) = self.check.as_mut() {
-            let digest = bytes.as_deref().map(crate::digest::sha256_hex);
-            let why = why.unwrap_or_else(|| "the record could not be fetched".to_string());
-            check.record(rel, digest.as_deref().ok_or(why.as_str()));
-        }
     }
 
     /// The site's code against the copies this verifier ships (`paths[i]`

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use receipts_verifier::anchor::{self, rfc3161};
+use receipts_verifier::layout;
 use receipts_verifier::model::{TIMESTAMP_FILE, TSA_CERTIFICATE_FILE};
 use receipts_verifier::prereg::{
     preregistration_digest, registration_digest, rules_digest, task_digest,
@@ -122,7 +123,7 @@ fn registered_digest(loaded: &LoadedExperiment, corpus: &load::Corpus) -> Result
     }
     for (id, recorded) in &covers.tasks {
         if corpus.tasks.get(id).map(task_digest).as_ref() != Some(recorded) {
-            changed.push(format!("experiments/tasks/{id}.json"));
+            changed.push(format!("experiments/{}", layout::task_path(id)));
         }
     }
     if registration_digest(&covers.log, &covers.rules, &covers.tasks) != p.sha256 {

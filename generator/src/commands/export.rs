@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::build::BuildError;
+use crate::error::BuildError;
 use crate::{load, report, validate};
 
 use super::{Failure, Out};

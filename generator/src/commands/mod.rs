@@ -14,7 +14,7 @@ mod verify;
 
 use clap::{Parser, Subcommand};
 
-use crate::build::BuildError;
+use crate::error::BuildError;
 use crate::error::EXIT_INPUT;
 
 #[derive(Debug, Parser)]

@@ -14,7 +14,7 @@ use receipts_verifier::model::Report;
 use receipts_verifier::verify::{anchor_report, verify_report, Kinds, Receipt, Status, Tally};
 
 use crate::audit::audit;
-use crate::build::BuildError;
+use crate::error::BuildError;
 use crate::error::InputError;
 
 use super::{Failure, Out};
@@ -94,11 +94,12 @@ fn read_records(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<u8>
                 let mut bytes = crate::audit::read_site_file(dir, &rel)
                     .map_err(|e| InputError::new(rel.clone(), e))?;
                 // A gzipped record is handed over as the record it holds, as the browser does.
-                if crate::gzip::is_gzipped(entry.path()) {
+                let (record, gzipped) = receipts_verifier::layout::record_in(&rel);
+                if gzipped {
                     bytes = crate::gzip::decompress(&bytes, crate::load::MAX_FILE_BYTES)
                         .map_err(|e| InputError::new(rel.clone(), e))?;
                 }
-                files.insert(crate::gzip::record_path(&rel).to_string(), bytes);
+                files.insert(record.to_string(), bytes);
             }
         }
     }

@@ -80,7 +80,7 @@ impl LoadedAnchors {
 impl LoadedExperiment {
     /// A run record's path under the records directory.
     pub fn run_path(&self, id: &str) -> String {
-        format!("{}/runs/{id}.json", self.dir)
+        receipts_verifier::layout::run_path(&self.dir, id)
     }
 }
 

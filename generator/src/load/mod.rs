@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use receipts_verifier::layout;
 use receipts_verifier::model::{Showcase, Study, Task, STUDY_FILE};
 
 use crate::gzip;
@@ -57,8 +58,7 @@ use crate::parse;
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Directory names inside `experiments/` that are not experiments.
-pub const TASKS_DIR: &str = "tasks";
-pub const OBJECTS_DIR: &str = "objects";
+pub use receipts_verifier::layout::{OBJECTS_DIR, TASKS_DIR};
 /// Where a site publishes the showcase and the documents, inside `data/`;
 /// reserved as names of experiments.
 pub const SHOWCASE_DIR: &str = "showcase";
@@ -307,7 +307,12 @@ impl<'a> Reader<'a> {
             .files
             .read(path)
             .map_err(|e| InputError::new(self.name(path), e.to_string()))?;
-        if gzip::is_gzipped(path) {
+        // Only a file standing for a run record under its own name is read as gzip.
+        let gzipped = self
+            .sources
+            .published(path)
+            .is_some_and(|rel| layout::record_in(&rel).1);
+        if gzipped {
             bytes = gzip::decompress(&bytes, MAX_FILE_BYTES)
                 .map_err(|e| InputError::new(self.name(path), e))?;
         }
@@ -324,7 +329,7 @@ impl<'a> Reader<'a> {
     /// Notes the digest of a file the site publishes.
     fn published(&self, path: &Path, digest: String) {
         if let Some(rel) = self.sources.published(path) {
-            let rel = gzip::record_path(&rel).to_string();
+            let rel = layout::record_in(&rel).0.to_string();
             self.digests
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)

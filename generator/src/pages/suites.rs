@@ -5,9 +5,9 @@
 
 use anyhow::Result;
 
+use receipts_verifier::layout;
 use receipts_verifier::verify::Scope;
 
-use crate::data;
 use crate::load::Corpus;
 use crate::render::{Pin, VerifyScope};
 use crate::site;
@@ -20,7 +20,7 @@ use super::Pages;
 fn record_pin(corpus: &Corpus, rel: &str) -> Pin {
     Pin {
         label: "Record digest".to_string(),
-        path: data::record_file(rel, false),
+        path: layout::published(rel, false),
         digest: corpus.record_digests.get(rel).cloned().unwrap_or_default(),
         gzipped: false,
     }
@@ -32,7 +32,7 @@ pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
         let mut files: Vec<String> = loaded
             .record_paths()
             .iter()
-            .map(|path| data::record_file(path, false))
+            .map(|path| layout::published(path, false))
             .collect();
         files.extend(loaded.originals().into_iter().map(site::object_href));
         files.sort();
@@ -71,13 +71,13 @@ pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
 /// Each harness suite's page and its runs' report pages.
 pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
     for (loaded, v) in corpus.harness.iter().zip(&verified.harness) {
-        let suite_file = data::record_file(&loaded.suite_path(), false);
+        let suite_file = layout::published(&loaded.suite_path(), false);
         let mut files = vec![suite_file.clone()];
         files.extend(
             loaded
                 .runs
                 .iter()
-                .map(|r| data::record_file(&loaded.run_path(&r.id), false)),
+                .map(|r| layout::published(&loaded.run_path(&r.id), false)),
         );
         let scope = Scope::Harness {
             suite: loaded.dir.clone(),
@@ -93,7 +93,7 @@ pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
         )?;
         for (index, run) in loaded.runs.iter().enumerate() {
             let rel = loaded.run_path(&run.id);
-            let record = data::record_file(&rel, false);
+            let record = layout::published(&rel, false);
             let scope = Scope::HarnessRun {
                 suite: loaded.dir.clone(),
                 run: run.id.clone(),
@@ -117,8 +117,8 @@ pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
 /// Each regression suite's page and its edits' verdict pages.
 pub(super) fn regressions(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
     for (loaded, v) in corpus.regressions.iter().zip(&verified.regressions) {
-        let suite_file = data::record_file(&loaded.suite_path(), false);
-        let edit_file = |id: &str| data::record_file(&loaded.edit_path(id), false);
+        let suite_file = layout::published(&loaded.suite_path(), false);
+        let edit_file = |id: &str| layout::published(&loaded.edit_path(id), false);
         // The edits' skills, as the verifier reads them.
         let mut objects: Vec<String> = loaded
             .edits
@@ -134,7 +134,7 @@ pub(super) fn regressions(corpus: &Corpus, verified: &Verified, out: &mut Pages<
             loaded
                 .extra_paths()
                 .iter()
-                .map(|p| data::record_file(p, false)),
+                .map(|p| layout::published(p, false)),
         );
         files.extend(objects.iter().cloned());
         let scope = Scope::Regressions {

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use receipts_verifier::checks::{run_all, CheckContext};
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     Attempt, Experiment, FileRef, FormatVersion, InputDigests, Provenance, RecordedCheck, Run,
     RunKind, RunOutcome, Source, Task,
@@ -112,11 +113,7 @@ impl Cell {
         let seed = pick("seed", placement.seed, &e.grid.seeds, &e.id)?;
         let policies: Vec<String> = e.policies.iter().map(|p| p.id.clone()).collect();
         let policy = pick("policy", placement.policy.clone(), &policies, &e.id)?;
-        let task: Task = read_json(
-            &experiments_of(into)
-                .join("tasks")
-                .join(format!("{task}.json")),
-        )?;
+        let task: Task = read_json(&experiments_of(into).join(layout::task_path(&task)))?;
         Ok(Cell {
             experiment,
             task,
@@ -149,7 +146,7 @@ fn experiments_of(into: &Path) -> &Path {
 pub fn check(into: &Path, placement: &Placement) -> anyhow::Result<()> {
     let cell = Cell::of(into, placement)?;
     let path = into
-        .join("runs")
+        .join(layout::RUNS_DIR)
         .join(format!("{}.json", cell.run_id(placement)));
     if path.exists() {
         bail!(
@@ -358,7 +355,7 @@ pub fn make(
         },
     };
     Ok(Made {
-        path: into.join("runs").join(format!("{id}.json")),
+        path: into.join(layout::RUNS_DIR).join(format!("{id}.json")),
         run,
         objects,
     })
@@ -423,9 +420,7 @@ fn media_type_of(name: &str) -> &'static str {
 fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
     let mut out = BTreeMap::new();
     for input in &task.inputs {
-        let path = experiments
-            .join(crate::load::OBJECTS_DIR)
-            .join(&input.sha256);
+        let path = experiments.join(layout::OBJECTS_DIR).join(&input.sha256);
         let bytes = std::fs::read(&path)
             .with_context(|| format!("reading {}, an input of task {}", path.display(), task.id))?;
         out.insert(input.sha256.clone(), bytes);
@@ -455,7 +450,7 @@ fn keep_objects<'a>(
     into: &Path,
     objects: impl IntoIterator<Item = (&'a String, &'a [u8])>,
 ) -> anyhow::Result<()> {
-    let dir = experiments_of(into).join(crate::load::OBJECTS_DIR);
+    let dir = experiments_of(into).join(layout::OBJECTS_DIR);
     for (digest, bytes) in objects {
         let path = dir.join(digest);
         if !path.is_file() {
@@ -478,9 +473,7 @@ pub fn keep_capture(into: &Path, recording: &Recording) -> anyhow::Result<PathBu
             .map(|(d, b)| (d, b.as_ref()))
             .chain([(&digest, capture.as_slice())]),
     )?;
-    Ok(experiments_of(into)
-        .join(crate::load::OBJECTS_DIR)
-        .join(digest))
+    Ok(experiments_of(into).join(layout::OBJECTS_DIR).join(digest))
 }
 
 /// The receipts of a made run, recomputed as `receipts verify` would.

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use receipts_verifier::checks::Evidence;
 use receipts_verifier::cost::{attempt_cost, call_cost, Cost};
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     Attempt, CallStatus, Experiment, InputRole, ProviderCall, Task, Turn, Usage,
 };
@@ -416,7 +417,7 @@ fn artifact_view(
         digest: verification
             .receipts
             .iter()
-            .find(|r| r.subject == format!("objects/{}", f.sha256) && r.claim == claim)
+            .find(|r| r.subject == layout::object_path(&f.sha256) && r.claim == claim)
             .map(ReceiptView::from),
         path: f.path.clone(),
         sha256: f.sha256.clone(),

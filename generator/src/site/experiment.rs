@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     Analysis, Correction, Experiment, Grid, ModelCheck, PriceTable, Provenance, Summary,
     MODEL_CHECK_FILE,
@@ -703,7 +704,7 @@ pub fn experiment_view(
         records: experiment_records(loaded)
             .into_iter()
             .map(|name| DocLink {
-                href: format!("data/{}/{name}", loaded.dir),
+                href: layout::published(&format!("{}/{name}", loaded.dir), false),
                 title: name,
             })
             .collect(),

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     ArgCheck, ArgRule, CallStatus, Decision, HarnessEvent, HarnessRun, HarnessSuite,
 };
@@ -12,7 +13,6 @@ use receipts_verifier::verify::{
 };
 
 use super::{label, mark, receipt_cell as cell, worst, Cell, ReceiptView};
-use crate::data::record_file;
 use crate::load::LoadedSuite;
 
 pub fn harness_href(suite: &str) -> String {
@@ -347,7 +347,7 @@ pub fn harness_run_view(
         agent: run.agent.clone(),
         started_at: run.started_at.clone(),
         simulated: run.provenance.is_simulated() || suite.provenance.is_simulated(),
-        record_href: record_file(&loaded.run_path(&run.id), false),
+        record_href: layout::published(&loaded.run_path(&run.id), false),
         figures: REPORT
             .iter()
             .map(|(claim, label)| FigureRow {

@@ -11,7 +11,9 @@ use serde::Serialize;
 use receipts_verifier::cost::Cost;
 use receipts_verifier::model::{ActionKind, ActionOutcome, Trace, VerdictResult, REGRESSIONS_DIR};
 use receipts_verifier::time::{format, iso_week, parse, UnixMillis};
-use receipts_verifier::verify::{decide, edit_cost, trace_digest, verdict, RegressionVerification};
+use receipts_verifier::verify::{
+    edit_cost, replay_verdict, trace_digest, verdict, RegressionVerification,
+};
 
 use super::regression_history::{action_rows, ActionRow};
 use super::{regressions_href, regressions_simulated, skill_edit_href, timeline_row, TimelineRow};
@@ -126,7 +128,7 @@ pub fn golden_view(loaded: &LoadedRegressions) -> GoldenView {
                 id: edit.id.clone(),
                 href: href.clone(),
             });
-            let outcome = decide(&loaded.suite, replay).result;
+            let outcome = replay_verdict(&loaded.suite, replay).result;
             if let Some(r @ (VerdictResult::Warn | VerdictResult::Block)) = outcome {
                 v.caught.push(Catch {
                     id: edit.id.clone(),
@@ -293,8 +295,11 @@ pub fn week_views(loaded: &LoadedRegressions, verified: &RegressionVerification)
             };
             for &i in &members {
                 let e = &loaded.edits[i];
-                let decisions: Vec<_> =
-                    e.replays.iter().map(|r| decide(&loaded.suite, r)).collect();
+                let decisions: Vec<_> = e
+                    .replays
+                    .iter()
+                    .map(|r| replay_verdict(&loaded.suite, r))
+                    .collect();
                 if let Ok(c) = edit_cost(&loaded.suite, e).total {
                     view.cost = view.cost + c;
                 }

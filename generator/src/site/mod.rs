@@ -39,6 +39,7 @@ pub use study::*;
 
 use serde::Serialize;
 
+use receipts_verifier::layout;
 use receipts_verifier::verify::{Receipt, Scope, Status};
 
 use crate::load::{Corpus, LoadedExperiment};
@@ -51,7 +52,7 @@ pub fn experiment_href(id: &str) -> String {
     format!("experiments/{id}.html")
 }
 pub fn object_href(digest: &str) -> String {
-    format!("data/objects/{digest}")
+    layout::published(&layout::object_path(digest), false)
 }
 pub fn doc_href(path: &str) -> String {
     format!("docs/{}.html", path.strip_suffix(".md").unwrap_or(path))
@@ -78,6 +79,11 @@ pub struct SiteInfo {
     pub verifier_digest: String,
     /// Run records are published gzipped (`--compress-records`).
     pub records_gzipped: bool,
+    /// Where the pages' scripts fetch records, spelled by the verification
+    /// core's layout: a run's record, with `{experiment}` and `{run}` to
+    /// fill in, and the prefix an object's digest follows.
+    pub run_record_href: String,
+    pub objects_href: String,
     /// The records a page's Verify needs the full verifier for when its
     /// scope reaches them (imports, time stamps); the others load the lean one.
     #[serde(skip)]
@@ -217,6 +223,11 @@ pub fn site_info(corpus: &Corpus, digests: Digests, records_gzipped: bool) -> Si
         root_digest: digests.root,
         verifier_digest: digests.verifier,
         records_gzipped,
+        run_record_href: layout::published(
+            &layout::run_path("{experiment}", "{run}"),
+            records_gzipped,
+        ),
+        objects_href: object_href(""),
         full_records: corpus
             .record_digests
             .keys()

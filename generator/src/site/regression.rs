@@ -9,7 +9,7 @@ use serde::Serialize;
 use receipts_verifier::cost::Cost;
 use receipts_verifier::model::{EditLabel, VerdictResult, REGRESSIONS_DIR};
 use receipts_verifier::verify::{
-    decide, edit_cost, Receipt, RegressionVerification, Status, CONTROL, DRIFT, LEVEL0,
+    edit_cost, replay_verdict, Receipt, RegressionVerification, Status, CONTROL, DRIFT, LEVEL0,
 };
 
 use super::library::{golden_href, WeekLink};
@@ -202,7 +202,11 @@ fn result_index(r: VerdictResult) -> usize {
 fn recomputed_verdicts(loaded: &LoadedRegressions) -> [usize; 3] {
     let mut counts = [0; 3];
     for e in &loaded.edits {
-        let decisions: Vec<_> = e.replays.iter().map(|r| decide(&loaded.suite, r)).collect();
+        let decisions: Vec<_> = e
+            .replays
+            .iter()
+            .map(|r| replay_verdict(&loaded.suite, r))
+            .collect();
         if let Some(v) = receipts_verifier::verify::verdict(&decisions) {
             counts[result_index(v)] += 1;
         }
@@ -279,7 +283,7 @@ fn sieve(loaded: &LoadedRegressions, costs: &[TierCost]) -> Vec<SieveRow> {
                 r.calls = Some(r.calls.unwrap_or(0) + 1);
             }
         }
-        let d = decide(suite, replay);
+        let d = replay_verdict(suite, replay);
         let target = match d.result {
             Some(_) => rows.iter_mut().find(|r| r.step == d.decided_by),
             None => None,

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use receipts_verifier::cost::Cost;
+use receipts_verifier::layout;
 use receipts_verifier::model::{ActionKind, ActionOutcome, RegressionAblation};
 use receipts_verifier::verify::{ablation_figures, RegressionVerification};
 
@@ -112,7 +113,7 @@ pub fn ablation_rows(
             AblationRow {
                 id: a.id.clone(),
                 title: a.title.clone(),
-                record: crate::data::record_file(&subject, false),
+                record: layout::published(&subject, false),
                 rules: rules_in_words(a, loaded.suite.judges.len()),
                 recall: cell("recall"),
                 block_recall: cell("block_recall"),

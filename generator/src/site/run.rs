@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use receipts_verifier::cost::Cost;
+use receipts_verifier::layout;
 use receipts_verifier::model::{Provenance, Run};
 use receipts_verifier::verify::{Receipt, RunVerification, Status, Tally};
 
@@ -147,7 +148,7 @@ pub fn neighbours(loaded: &LoadedExperiment) -> Neighbours<'_> {
 /// Where a run's record is published: `data/<dir>/runs/<run>.json`, with
 /// `.gz` when the build compresses records.
 pub fn record_href(loaded: &LoadedExperiment, id: &str, gzipped: bool) -> String {
-    crate::data::record_file(&loaded.run_path(id), gzipped)
+    layout::published(&loaded.run_path(id), gzipped)
 }
 
 /// The published files a run's receipts are recomputed from: its record, its
@@ -159,8 +160,8 @@ pub fn run_files(
     gzipped: bool,
 ) -> Vec<String> {
     let mut files = vec![
-        format!("data/{}/experiment.json", loaded.dir),
-        format!("data/tasks/{}.json", run.task),
+        layout::published(&format!("{}/experiment.json", loaded.dir), false),
+        layout::published(&layout::task_path(&run.task), false),
         record_href(loaded, &run.id, gzipped),
     ];
     let mut digests: Vec<&str> = Vec::new();
@@ -269,7 +270,7 @@ pub fn run_view(
             kept: verification
                 .receipts
                 .iter()
-                .find(|r| r.subject == format!("objects/{}", s.sha256))
+                .find(|r| r.subject == layout::object_path(&s.sha256))
                 .map(ReceiptView::from),
             wire: s.format == receipts_verifier::wire::CAPTURE_FORMAT,
         }),

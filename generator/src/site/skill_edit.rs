@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use receipts_verifier::cost::{call_cost, Cost};
+use receipts_verifier::layout;
 use receipts_verifier::model::{Replay, SideEffect};
 use receipts_verifier::verify::{
-    decide, edit_figures, edit_unit, judge_edit, level0, RegressionVerification, Status,
+    edit_figures, edit_unit, judge_edit, level0, replay_verdict, RegressionVerification, Status,
 };
 
 use super::regression::{regressions_href, FigureCell};
@@ -16,7 +17,6 @@ use super::{
     claim_parts_by, claim_rows, label, object_href, parts_html, receipt_cell, Cell, ClaimRow,
     ReceiptView,
 };
-use crate::data::record_file;
 use crate::load::{Corpus, LoadedRegressions};
 
 #[derive(Debug, Clone, Serialize)]
@@ -147,7 +147,7 @@ fn replay_view(
 ) -> ReplayView {
     let suite = &loaded.suite;
     let l0 = level0(suite, r);
-    let decision = decide(suite, r);
+    let decision = replay_verdict(suite, r);
     let claim = |f: &str| receipt_cell(receipts, &format!("replays[{n}].{f}"));
     ReplayView {
         n,
@@ -223,7 +223,11 @@ pub fn skill_edit_view(
         label: "Had the largest judge seen every judged replay".to_string(),
         cell: receipt_cell(receipts, "verdict.cost.all_largest_usd"),
     });
-    let decisions: Vec<_> = e.replays.iter().map(|r| decide(&loaded.suite, r)).collect();
+    let decisions: Vec<_> = e
+        .replays
+        .iter()
+        .map(|r| replay_verdict(&loaded.suite, r))
+        .collect();
     let figures = edit_figures(&loaded.suite, e, &decisions);
     let summary = e.verdict.summary.as_ref().map(|text| {
         claim_parts_by(
@@ -246,7 +250,7 @@ pub fn skill_edit_view(
         class: e.label.as_ref().map(|l| l.class.clone()),
         regression: e.label.as_ref().map(|l| l.regression),
         gate: super::regression::gate(e.label.as_ref(), receipts),
-        record_href: record_file(&loaded.edit_path(&e.id), false),
+        record_href: layout::published(&loaded.edit_path(&e.id), false),
         before_href: object_href(&e.skill.before_sha256),
         after_href: object_href(&e.skill.after_sha256),
         diff: diff(bytes(&e.skill.before_sha256), bytes(&e.skill.after_sha256)),

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use receipts_verifier::claims::{show_figure, syntax, Figures, Unit};
 use receipts_verifier::decide::{in_words, metrics};
+use receipts_verifier::layout;
 use receipts_verifier::model::{Metric, Outcome};
 use receipts_verifier::model::{Study, STUDY_FILE};
 use receipts_verifier::verify::{study_figures, Reads};
@@ -380,7 +381,10 @@ pub fn study_view(corpus: &Corpus, verified: &Verified, views: &[ExperimentView]
         hypotheses,
         totals,
         named,
-        study_file: corpus.study.as_ref().map(|_| format!("data/{STUDY_FILE}")),
+        study_file: corpus
+            .study
+            .as_ref()
+            .map(|_| layout::published(STUDY_FILE, false)),
     }
 }
 

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use receipts_verifier::digest::{is_sha256_hex, sha256_hex};
+use receipts_verifier::layout;
 use receipts_verifier::model::{Experiment, Run, Task};
 use receipts_verifier::time;
 
@@ -227,13 +228,13 @@ fn digest_ref(corpus: &Corpus, file: &str, field: &str, digest: &str) -> Result<
 /// Every object's name is the digest of its bytes.
 fn objects(corpus: &Corpus) -> Result<(), InputError> {
     let bad = corpus.objects.par_iter().find_first(|(name, bytes)| {
-        let recorded = corpus.record_digests.get(&format!("{OBJECTS_DIR}/{name}"));
+        let recorded = corpus.record_digests.get(&layout::object_path(name));
         recorded.map_or_else(|| sha256_hex(bytes) != **name, |d| d != *name)
     });
     match bad {
         None => Ok(()),
         Some((name, bytes)) => Err(InputError::new(
-            format!("experiments/{OBJECTS_DIR}/{name}"),
+            format!("experiments/{}", layout::object_path(name)),
             format!(
                 "the file's SHA-256 is {}, not the digest it is named by",
                 sha256_hex(bytes)
@@ -243,7 +244,7 @@ fn objects(corpus: &Corpus) -> Result<(), InputError> {
 }
 
 fn task_refs(corpus: &Corpus, task: &Task) -> Result<(), InputError> {
-    let file = format!("experiments/{TASKS_DIR}/{}.json", task.id);
+    let file = format!("experiments/{}", layout::task_path(&task.id));
     safe_id(&file, "id", &task.id)?;
     if task.family.as_str().trim().is_empty() {
         return Err(InputError::at(

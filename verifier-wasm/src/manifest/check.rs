@@ -19,15 +19,9 @@ use crate::verify::Receipt;
 
 use super::chunks::{self, chunk_of, chunk_place, run_record};
 use super::{parse_sums, SUMS};
+use crate::layout::{record_of, RUNS_DIR};
 
-/// Where a site publishes its records.
-pub const DATA_DIR: &str = "data";
-/// Where a site keeps its stylesheet, scripts and the verifier.
-pub const ASSETS_DIR: &str = "assets";
-/// The records manifest's path in a site.
-pub const RECORDS_SUMS: &str = "data/SHA256SUMS";
-/// Where a site carries a copy of the standalone verifier.
-pub const VERIFIER_DIR: &str = "verifier";
+pub use crate::layout::{ASSETS_DIR, DATA_DIR, RECORDS_SUMS, VERIFIER_DIR};
 
 /// Whether `claim` is one the manifest checks make of a file (its digest or
 /// listing, the root digest, the manifests themselves, the site's code
@@ -61,6 +55,26 @@ pub fn is_listed(path: &str) -> bool {
                 .is_some_and(|rest| rest.starts_with('/'))
         })
         || path == ".nojekyll"
+}
+
+/// A file `listed` (path → SHA-256 in a top manifest) that was not `seen`
+/// fails as missing.
+pub(crate) fn missing<'a>(
+    listed: &'a BTreeMap<String, String>,
+    seen: &'a BTreeSet<String>,
+) -> impl Iterator<Item = Receipt> + 'a {
+    listed
+        .iter()
+        .filter(|(path, _)| !seen.contains(*path))
+        .map(|(path, expected)| {
+            Receipt::new(
+                path,
+                "SHA-256 in SHA256SUMS",
+                expected,
+                "the file is missing",
+                false,
+            )
+        })
 }
 
 /// A site's top manifest, opened: its root digest, what it lists, and the
@@ -142,6 +156,28 @@ pub struct ManifestCheck {
     receipts: Vec<Receipt>,
 }
 
+/// A file fed to the manifest checks ([`ManifestCheck::feed`]): its bytes,
+/// the SHA-256 of its bytes, or why it could not be read (`None`: it could
+/// not be fetched).
+#[derive(Debug, Clone, Copy)]
+pub enum Fed<'a> {
+    Bytes(&'a [u8]),
+    Digest(&'a str),
+    Unread(Option<&'a str>),
+}
+
+impl<'a> Fed<'a> {
+    /// A file as it was read: its bytes, or why not.
+    pub fn read(bytes: Result<&'a [u8], &'a str>) -> Fed<'a> {
+        bytes.map_or_else(|why| Fed::Unread(Some(why)), Fed::Bytes)
+    }
+
+    /// A file whose SHA-256 was found already, or why it could not be read.
+    pub fn hashed(digest: Result<&'a str, &'a str>) -> Fed<'a> {
+        digest.map_or_else(|why| Fed::Unread(Some(why)), Fed::Digest)
+    }
+}
+
 /// What the manifest checks found.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ManifestResult {
@@ -209,7 +245,7 @@ impl ManifestCheck {
 
     /// A file of the site the manifest should list, with the SHA-256 of its
     /// bytes, or `None` when it could not be read.
-    pub fn file(&mut self, path: &str, digest: Option<&str>) {
+    fn file(&mut self, path: &str, digest: Option<&str>) {
         self.seen.insert(path.to_string());
         let listed = self.listed.get(path);
         let receipt = match (listed, digest) {
@@ -239,7 +275,7 @@ impl ManifestCheck {
     }
 
     /// The records manifest `data/SHA256SUMS` (also checked as a file).
-    pub fn records_manifest(&mut self, bytes: &[u8]) {
+    fn records_manifest(&mut self, bytes: &[u8]) {
         self.records_digest = Some(sha256_hex(bytes));
         let parsed = std::str::from_utf8(bytes)
             .map_err(|e| e.to_string())
@@ -279,7 +315,7 @@ impl ManifestCheck {
 
     /// The chunk manifest that should list record `rel` (a path under
     /// `data/`), as a path under `data/`; `None` when `data/SHA256SUMS` lists
-    /// it (or was not read). Feed it with [`Self::chunk_manifest`] before the record.
+    /// it (or was not read). Feed it ([`Self::feed`]) before the record.
     pub fn chunk_for(&self, rel: &str) -> Option<String> {
         let (dir, file) = run_record(rel)?;
         chunk_of(dir, file, *self.widths.get(dir)?)
@@ -288,7 +324,7 @@ impl ManifestCheck {
     /// A chunk manifest, by its path under `data/`, with its bytes or why
     /// they could not be read: held to its line in `data/SHA256SUMS`, and
     /// each run it lists to the chunk its name hashes to.
-    pub fn chunk_manifest(&mut self, rel: &str, bytes: Result<&[u8], &str>) {
+    fn chunk_manifest(&mut self, rel: &str, bytes: Result<&[u8], &str>) {
         let Some(records) = &self.records else {
             return;
         };
@@ -337,7 +373,7 @@ impl ManifestCheck {
         };
         let (dir, width) = chunk_place(rel).unwrap_or_default();
         for (file, digest) in listed {
-            let record = format!("{dir}/runs/{file}");
+            let record = format!("{dir}/{RUNS_DIR}/{file}");
             let home = run_record(&record).and_then(|(d, f)| chunk_of(d, f, width));
             if home.as_deref() == Some(rel) {
                 self.chunked.insert(record, digest);
@@ -360,7 +396,7 @@ impl ManifestCheck {
     /// it holds), with the SHA-256 of the record's bytes or why they could
     /// not be read: held to its line in its chunk manifest (which must have
     /// been fed), or else in `data/SHA256SUMS`.
-    pub fn record(&mut self, rel: &str, digest: Result<&str, &str>) {
+    fn record(&mut self, rel: &str, digest: Result<&str, &str>) {
         let Some(records) = &self.records else {
             return;
         };
@@ -404,6 +440,49 @@ impl ManifestCheck {
             ),
         };
         self.receipts.push(receipt);
+    }
+
+    /// One file of the site, by its path in the site, routed by the
+    /// layout ([`crate::layout::record_of`]): `data/SHA256SUMS` (checked as
+    /// a file, then read as the records manifest), a chunk manifest, a
+    /// record (a gzipped run record as the record it holds: fed with the
+    /// record's bytes or digest), or else a file the root manifest lists.
+    /// Feed `data/SHA256SUMS` first and each chunk manifest before the
+    /// records it lists. A second file standing for a record already fed
+    /// (`x.json` and `x.json.gz`) fails, never merged with the first.
+    pub fn feed(&mut self, path: &str, fed: Fed<'_>) {
+        let digest = match fed {
+            Fed::Bytes(bytes) => Ok(sha256_hex(bytes)),
+            Fed::Digest(digest) => Ok(digest.to_string()),
+            Fed::Unread(why) => Err(why),
+        };
+        let record = record_of(path).map(|(rel, _)| rel);
+        match record {
+            _ if path == RECORDS_SUMS => {
+                self.file(path, digest.as_deref().ok());
+                if let Fed::Bytes(bytes) = fed {
+                    self.records_manifest(bytes);
+                }
+            }
+            None => self.file(path, digest.as_deref().ok()),
+            Some(rel) if chunks::is_chunk(rel) => {
+                let bytes = match fed {
+                    Fed::Bytes(bytes) => Ok(bytes),
+                    Fed::Digest(_) => Err("its bytes were not read"),
+                    Fed::Unread(why) => {
+                        Err(why.unwrap_or("the chunk manifest could not be fetched"))
+                    }
+                };
+                self.chunk_manifest(rel, bytes);
+            }
+            Some(rel) if self.seen_records.contains(rel) => {
+                self.record(rel, Err("a second file holds this record"));
+            }
+            Some(rel) => match &digest {
+                Ok(digest) => self.record(rel, Ok(digest)),
+                Err(why) => self.record(rel, Err(why.unwrap_or("the record could not be fetched"))),
+            },
+        }
     }
 
     /// The site's code against the copies a verifier ships: each asset and
@@ -465,17 +544,7 @@ impl ManifestCheck {
     /// every file or record a manifest lists and nothing fed is missing.
     pub fn finish(mut self, whole_site: bool) -> ManifestResult {
         if whole_site {
-            for (path, expected) in &self.listed {
-                if !self.seen.contains(path) {
-                    self.receipts.push(Receipt::new(
-                        path,
-                        "SHA-256 in SHA256SUMS",
-                        expected,
-                        "the file is missing",
-                        false,
-                    ));
-                }
-            }
+            self.receipts.extend(missing(&self.listed, &self.seen));
             if !self.seen.contains(RECORDS_SUMS) {
                 self.receipts.push(Receipt::new(
                     RECORDS_SUMS,
@@ -556,6 +625,67 @@ mod tests {
         assert!(!is_listed("assets"));
         assert!(!is_listed("runs/rows-0.json"));
         assert!(!is_listed("statement.intoto.json"));
+    }
+
+    /// One feed routes every kind of file by its path in the site, as the
+    /// native verifier and the browser's worker both call it.
+    #[test]
+    fn each_file_fed_is_routed_by_its_place_in_the_site() {
+        let record = b"{\"run\":1}".as_slice();
+        let records = sums(&[("E01/runs/a.json", record), ("tasks/t.json", b"{}")]);
+        let root = sums(&[("data/SHA256SUMS", &records), ("assets/verify.js", b"js")]);
+        let mut check = ManifestCheck::new(&root, None);
+        check.feed("data/SHA256SUMS", Fed::Bytes(&records));
+        check.feed("assets/verify.js", Fed::Bytes(b"js"));
+        // A gzipped run record is fed, under its own name, with the record inside.
+        check.feed("data/E01/runs/a.json.gz", Fed::Bytes(record));
+        check.feed("data/tasks/t.json", Fed::Digest(&sha256_hex(b"{}")));
+        let result = check.finish(true);
+        assert_eq!(failed(&result), vec![]);
+        assert_eq!(result.records_digest, Some(sha256_hex(&records)));
+
+        // A second file for a record already fed; a gzipped file that is no
+        // run record; a record that could not be read; a chunk nobody lists.
+        let mut check = ManifestCheck::new(&root, None);
+        check.feed("data/SHA256SUMS", Fed::Bytes(&records));
+        check.feed("assets/verify.js", Fed::Bytes(b"js"));
+        check.feed("data/E01/runs/a.json", Fed::Bytes(record));
+        check.feed("data/E01/runs/a.json.gz", Fed::Bytes(record));
+        check.feed("data/tasks/t.json.gz", Fed::Bytes(b"{}"));
+        check.feed("data/E02/runs/b.json", Fed::Unread(None));
+        check.feed("data/E03/runs/SHA256SUMS-a", Fed::Bytes(b""));
+        let result = check.finish(true);
+        let second = result
+            .receipts
+            .iter()
+            .find(|r| r.recomputed == "a second file holds this record")
+            .expect("the second file fails");
+        assert_eq!(second.subject, "data/E01/runs/a.json");
+        assert_eq!(
+            failed(&result),
+            [
+                (
+                    "data/E01/runs/a.json".into(),
+                    "SHA-256 in data/SHA256SUMS".into()
+                ),
+                (
+                    "data/tasks/t.json.gz".into(),
+                    "listed in data/SHA256SUMS".into()
+                ),
+                (
+                    "data/E02/runs/b.json".into(),
+                    "listed in data/SHA256SUMS".into()
+                ),
+                (
+                    "data/E03/runs/SHA256SUMS-a".into(),
+                    "listed in data/SHA256SUMS".into()
+                ),
+                (
+                    "data/tasks/t.json".into(),
+                    "SHA-256 in data/SHA256SUMS".into()
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 
 use crate::digest::sha256_hex;
+use crate::layout::RUNS_DIR;
 
 use super::{format_sums, SUMS};
 
@@ -42,19 +43,13 @@ pub fn width(runs: usize) -> usize {
 pub fn chunk_of(dir: &str, file: &str, width: usize) -> Option<String> {
     (width > 0).then(|| {
         format!(
-            "{dir}/runs/{SUMS}-{}",
+            "{dir}/{RUNS_DIR}/{SUMS}-{}",
             &sha256_hex(file.as_bytes())[..width.min(MAX_WIDTH)]
         )
     })
 }
 
-/// A run record's place, for a path under `data/`: its experiment directory
-/// and its file name (`E01/runs/E01-a.json` → `("E01", "E01-a.json")`);
-/// `None` for any other record.
-pub fn run_record(path: &str) -> Option<(&str, &str)> {
-    let (dir, file) = path.rsplit_once("/runs/")?;
-    (!dir.is_empty() && !file.contains('/') && !file.starts_with(SUMS)).then_some((dir, file))
-}
+pub use crate::layout::run_record;
 
 /// For a path under `data/` naming a chunk manifest: its experiment
 /// directory and its width (`E01/runs/SHA256SUMS-3f` → `("E01", 2)`).
@@ -137,7 +132,7 @@ pub fn widths(top: &BTreeMap<String, String>) -> Result<BTreeMap<String, usize>,
         if let Some((dir, w)) = chunk_place(path) {
             if *out.entry(dir.to_string()).or_insert(w) != w {
                 return Err(format!(
-                    "{dir}/runs/ has chunk manifests of two widths ({} and {w} hex digits)",
+                    "{dir}/{RUNS_DIR}/ has chunk manifests of two widths ({} and {w} hex digits)",
                     out[dir]
                 ));
             }
@@ -150,7 +145,7 @@ pub fn widths(top: &BTreeMap<String, String>) -> Result<BTreeMap<String, usize>,
 /// `data/SHA256SUMS`) has record `rel` listed, or `None` when `top` lists it.
 pub fn chunk_for(top: &BTreeMap<String, String>, rel: &str) -> Option<String> {
     let (dir, file) = run_record(rel)?;
-    let prefix = format!("{dir}/runs/{SUMS}-");
+    let prefix = format!("{dir}/{RUNS_DIR}/{SUMS}-");
     let w = top
         .range(prefix.clone()..)
         .next()
@@ -194,26 +189,6 @@ mod tests {
             "E01/runs/E01-a.json",
         ] {
             assert!(!is_chunk(not), "{not}");
-        }
-    }
-
-    #[test]
-    fn only_run_records_go_to_chunks() {
-        assert_eq!(
-            run_record("E01/runs/E01-a.json"),
-            Some(("E01", "E01-a.json"))
-        );
-        assert_eq!(
-            run_record("harness/H01/runs/x.json"),
-            Some(("harness/H01", "x.json"))
-        );
-        for not in [
-            "E01/experiment.json",
-            "objects/ab",
-            "E01/runs/SHA256SUMS-ab",
-            "runs/x.json",
-        ] {
-            assert_eq!(run_record(not), None, "{not}");
         }
     }
 

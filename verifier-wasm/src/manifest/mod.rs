@@ -15,7 +15,7 @@ mod pin;
 pub mod shards;
 
 pub use check::{
-    is_listed, is_manifest_claim, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR,
+    is_listed, is_manifest_claim, Fed, ManifestCheck, ManifestResult, ASSETS_DIR, DATA_DIR,
     RECORDS_SUMS, VERIFIER_DIR,
 };
 pub use pin::{parse_pin, PinError};

@@ -375,17 +375,8 @@ impl RootCheck {
     /// The receipts and each shard's facts: a file the manifest lists and
     /// nothing fed, and a shard `SHARDS` lists and nothing checked, fail.
     pub fn finish(mut self) -> RootResult {
-        for (path, expected) in &self.listed {
-            if !self.seen.contains(path) {
-                self.receipts.push(Receipt::new(
-                    path,
-                    "SHA-256 in SHA256SUMS",
-                    expected,
-                    "the file is missing",
-                    false,
-                ));
-            }
-        }
+        self.receipts
+            .extend(super::check::missing(&self.listed, &self.seen));
         if !self.listed.contains_key(SHARDS) {
             self.receipts.push(Receipt::new(
                 SHARDS,

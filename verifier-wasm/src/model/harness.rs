@@ -19,7 +19,7 @@ pub fn harness_suite_path(suite: &str) -> String {
 
 /// The path of run `run` of suite `suite` under the records root.
 pub fn harness_run_path(suite: &str, run: &str) -> String {
-    format!("{HARNESS_DIR}/{suite}/runs/{run}.json")
+    crate::layout::run_path(&format!("{HARNESS_DIR}/{suite}"), run)
 }
 
 use super::{Decision, FormatVersion, PriceTable, Provenance, ProviderCall};

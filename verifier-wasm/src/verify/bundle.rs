@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::anchor::AnchorFiles;
+use crate::layout;
 use crate::model::{
     actions_path, benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
     ModelCheck, RegressionAblation, RegressionActions, RegressionBenchmark, RegressionSuite,
@@ -87,18 +88,18 @@ pub(super) fn parse<T: DeserializeOwned>(
 /// laid out as `experiments/` is) within `scope`.
 pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleResult {
     let mut receipts = Vec::new();
-    let objects: BTreeMap<String, Vec<u8>> =
-        crate::btree::map(files.iter().filter_map(|(p, b)| {
-            p.strip_prefix("objects/")
-                .map(|d| (d.to_string(), b.clone()))
-        }));
+    let objects: BTreeMap<String, Vec<u8>> = crate::btree::map(
+        files
+            .iter()
+            .filter_map(|(p, b)| layout::object_digest(p).map(|d| (d.to_string(), b.clone()))),
+    );
     let tasks: BTreeMap<String, Task> = crate::btree::map(
         files
             .iter()
-            .filter(|(p, _)| p.starts_with("tasks/") && p.ends_with(".json"))
+            .filter(|(p, _)| layout::is_task(p))
             .filter_map(|(p, b)| {
                 let task = parse::<Task>(p, b, &mut receipts)?;
-                if *p != format!("tasks/{}.json", task.id) {
+                if **p != layout::task_path(&task.id) {
                     receipts.push(Receipt::new(
                         p,
                         "id",
@@ -307,7 +308,7 @@ impl<'f> Loaded<'f> {
             ));
             return None;
         }
-        let runs_prefix = format!("{dir}/runs/");
+        let runs_prefix = format!("{dir}/{}/", layout::RUNS_DIR);
         let runs: Vec<Run> = files
             .iter()
             .filter(|(p, _)| p.starts_with(&runs_prefix) && p.ends_with(".json"))

@@ -134,7 +134,7 @@ impl ExperimentCheck<'_> {
 
     /// Verifies one run of the experiment.
     pub fn verify_run(&self, inputs: &TaskInputs, run: &Run) -> RunVerification {
-        let subject = format!("{}/runs/{}.json", self.dir, run.id);
+        let subject = crate::layout::run_path(self.dir, &run.id);
         let mut verified = match (self.tasks.get(&run.task), inputs.get(&run.task)) {
             (Some(task), Some(bytes)) => verify_run(
                 &subject,

@@ -42,11 +42,11 @@ pub use published::{
 };
 pub use registration::ANCHOR_NONE;
 pub use regression::{
-    ablation_figures, action, benchmark_rates, decide, decide_under, edit_cost, edit_figures,
-    edit_unit, judge_edit, level0, same_side_effects, trace_digest, verdict, verify_ablation,
-    verify_actions, verify_benchmark, verify_regressions, verify_skill_edit, AblationRun,
-    CascadeRules, Decision, EditCost, Level0Diff, Rates, RegressionVerification, SuiteRecords,
-    CONTROL, DRIFT, LEVEL0,
+    ablation_figures, action, benchmark_rates, edit_cost, edit_figures, edit_unit, judge_edit,
+    level0, replay_verdict, replay_verdict_under, same_side_effects, trace_digest, verdict,
+    verify_ablation, verify_actions, verify_benchmark, verify_regressions, verify_skill_edit,
+    AblationRun, CascadeRules, Decision, EditCost, Level0Diff, Rates, RegressionVerification,
+    SuiteRecords, CONTROL, DRIFT, LEVEL0,
 };
 pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{kept_file_claim, task_input_bytes, verify_run, verify_task_inputs, RunVerification};

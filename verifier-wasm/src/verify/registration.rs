@@ -84,7 +84,7 @@ pub(super) fn preregistration(
             ));
             for id in &e.grid.tasks {
                 let claim = format!("registered task `{id}` (SHA-256)");
-                let task_subject = format!("tasks/{id}.json");
+                let task_subject = crate::layout::task_path(id);
                 match covers.tasks.get(id) {
                     Some(recorded) => out.push(digest_receipt(
                         &task_subject,

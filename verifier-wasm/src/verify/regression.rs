@@ -171,13 +171,17 @@ impl<'a> CascadeRules<'a> {
 
 /// Decides a replay by the suite's rules from what was recorded (see
 /// [`AgreementRules::CascadeV1`]).
-pub fn decide(suite: &RegressionSuite, replay: &Replay) -> Decision {
-    decide_under(&CascadeRules::full(suite), replay, &replay.judges)
+pub fn replay_verdict(suite: &RegressionSuite, replay: &Replay) -> Decision {
+    replay_verdict_under(&CascadeRules::full(suite), replay, &replay.judges)
 }
 
 /// Decides a replay by `rules`, with `judges` the judgments recorded
 /// under them (the replay's own for the suite's rules).
-pub fn decide_under(rules: &CascadeRules<'_>, replay: &Replay, judges: &[Judgment]) -> Decision {
+pub fn replay_verdict_under(
+    rules: &CascadeRules<'_>,
+    replay: &Replay,
+    judges: &[Judgment],
+) -> Decision {
     let settled = |result, by: &str| Decision {
         result: Some(result),
         decided_by: by.to_string(),

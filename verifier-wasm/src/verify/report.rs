@@ -54,7 +54,7 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
     }
     let mut objects: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     for (digest, object) in &report.objects {
-        let subject = format!("objects/{digest}");
+        let subject = crate::layout::object_path(digest);
         match object.decode() {
             None => out.push(Receipt::new(
                 &subject,
@@ -78,12 +78,12 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
     }
     let dir = &report.experiment_dir;
     let experiment: Option<Experiment> = parse(report, &format!("{dir}/experiment.json"), &mut out);
-    let run_path = format!("{dir}/runs/{}.json", report.run);
+    let run_path = crate::layout::run_path(dir, &report.run);
     let run: Option<Run> = parse(report, &run_path, &mut out);
     let (Some(experiment), Some(run)) = (experiment, run) else {
         return out;
     };
-    let task: Option<Task> = parse(report, &format!("tasks/{}.json", run.task), &mut out);
+    let task: Option<Task> = parse(report, &crate::layout::task_path(&run.task), &mut out);
     let Some(task) = task else {
         return out;
     };
@@ -195,7 +195,7 @@ pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]
     ));
     match parse_sums(&site.records_sums) {
         Ok(mut records) => {
-            let run_path = format!("{}/runs/{}.json", report.experiment_dir, report.run);
+            let run_path = crate::layout::run_path(&report.experiment_dir, &report.run);
             if let Some(listed) = run_listing(site, &records, &run_path, &mut out) {
                 records.insert(run_path, listed);
             }
@@ -207,7 +207,7 @@ pub fn anchor_report(report: &Report, pin: Option<&str>, site_sums: Option<&[u8]
                     report
                         .objects
                         .keys()
-                        .map(|d| (format!("objects/{d}"), d.clone())),
+                        .map(|d| (crate::layout::object_path(d), d.clone())),
                 );
             for (path, digest) in named {
                 let manifest = chunk_for(&records, &path).unwrap_or_else(|| SUMS.to_string());
@@ -337,7 +337,7 @@ pub fn assemble_report(
             .ok_or_else(|| format!("{path} is missing"))?;
         String::from_utf8(bytes.clone()).map_err(|_| format!("{path} is not UTF-8"))
     };
-    let run_path = format!("{dir}/runs/{run}.json");
+    let run_path = crate::layout::run_path(dir, run);
     let experiment_path = format!("{dir}/experiment.json");
     let run_text = text(&run_path)?;
     let experiment_text = text(&experiment_path)?;
@@ -345,7 +345,7 @@ pub fn assemble_report(
         serde_json::from_slice(run_text.as_bytes()).map_err(|e| format!("{run_path}: {e}"))?;
     let experiment: Experiment = serde_json::from_slice(experiment_text.as_bytes())
         .map_err(|e| format!("{experiment_path}: {e}"))?;
-    let task_path = format!("tasks/{}.json", parsed.task);
+    let task_path = crate::layout::task_path(&parsed.task);
     let task_text = text(&task_path)?;
     let task: Task =
         serde_json::from_slice(task_text.as_bytes()).map_err(|e| format!("{task_path}: {e}"))?;
@@ -355,7 +355,7 @@ pub fn assemble_report(
     let objects: BTreeMap<String, Vec<u8>> =
         crate::btree::map(digests.into_iter().filter_map(|d| {
             files
-                .get(&format!("objects/{d}"))
+                .get(&crate::layout::object_path(d))
                 .map(|b| (d.to_string(), b.clone()))
         }));
 

@@ -109,7 +109,7 @@ fn kept_file_receipt<'o>(
     claim: String,
     objects: &'o dyn Objects,
 ) -> Option<&'o [u8]> {
-    let subject = format!("objects/{}", file.sha256);
+    let subject = crate::layout::object_path(&file.sha256);
     let Some(bytes) = objects.object(&file.sha256) else {
         receipts.push(Receipt::new(
             &subject,

@@ -74,7 +74,7 @@ pub fn transcript_receipts(
 
 /// The receipt that the object store holds bytes that hash to `digest`.
 pub fn object_receipt(objects: &dyn Objects, digest: &str, claim: String) -> Receipt {
-    let subject = format!("objects/{digest}");
+    let subject = crate::layout::object_path(digest);
     match objects.object(digest) {
         None => Receipt::new(
             &subject,

@@ -41,7 +41,7 @@ pub fn grid_receipts(
 ) -> GridFindings {
     let subject = format!("{dir}/experiment.json");
     let dev_subject = format!("{dir}/deviations.json");
-    let run_subject = |id: &str| format!("{dir}/runs/{id}.json");
+    let run_subject = |id: &str| crate::layout::run_path(dir, id);
     let listed: &[Deviation] = deviations.map_or(&[], |d| d.deviations.as_slice());
     let mut out = Vec::new();
     let mut findings = GridFindings::default();
@@ -528,10 +528,13 @@ impl CallIndex {
                     Some((other_dir, other)) if other != &run.id || other_dir != dir => {
                         if found.is_none() && report(other_dir) {
                             found = Some(Receipt::new(
-                                &format!("{dir}/runs/{}.json", run.id),
+                                &crate::layout::run_path(dir, &run.id),
                                 "calls on record once",
                                 format!("call {} of {}", i + 1, run.calls.len()),
-                                format!("same {what} as a call of {other_dir}/runs/{other}.json"),
+                                format!(
+                                    "same {what} as a call of {}",
+                                    crate::layout::run_path(other_dir, other)
+                                ),
                                 false,
                             ));
                         }

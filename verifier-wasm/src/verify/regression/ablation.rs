@@ -13,7 +13,7 @@ use crate::model::{
 use super::super::published::{agrees_to, cost_receipt};
 use super::super::Receipt;
 use super::edit::{result_name, show_cascade};
-use super::{decide, decide_under, edit_cost, verdict, CascadeRules, Decision};
+use super::{edit_cost, replay_verdict, replay_verdict_under, verdict, CascadeRules, Decision};
 
 /// The decimals a recorded rate is checked to, at least.
 const RATE_DECIMALS: usize = 2;
@@ -96,7 +96,11 @@ fn share(n: u64, of: u64) -> f64 {
 pub fn ablation_figures(suite: &RegressionSuite, edits: &[SkillEdit]) -> AblationRun {
     let mut run = AblationRun::new();
     for edit in edits.iter().filter(|e| e.label.is_some()) {
-        let decisions: Vec<Decision> = edit.replays.iter().map(|r| decide(suite, r)).collect();
+        let decisions: Vec<Decision> = edit
+            .replays
+            .iter()
+            .map(|r| replay_verdict(suite, r))
+            .collect();
         run.count(edit, verdict(&decisions));
         let cost = edit_cost(suite, edit);
         run.usage_lost.extend(cost.usage_lost);
@@ -228,7 +232,7 @@ fn verify_edit(
     }
     let mut decisions = Vec::with_capacity(edit.replays.len());
     for (k, (replay, again)) in edit.replays.iter().zip(&ablated.replays).enumerate() {
-        let decision = decide_under(rules, replay, &again.judges);
+        let decision = replay_verdict_under(rules, replay, &again.judges);
         let called: Vec<&str> = again.judges.iter().map(|j| j.tier.as_str()).collect();
         receipts.push(show_cascade(
             subject,

@@ -14,7 +14,7 @@ use crate::model::{
 use crate::time::parse;
 
 use super::super::Receipt;
-use super::{decide, trace_digest, verdict};
+use super::{replay_verdict, trace_digest, verdict};
 
 fn ms(text: &str) -> Option<i64> {
     parse(text).ok().map(|t| t.0)
@@ -56,7 +56,7 @@ pub fn verify_actions(
     let merged: BTreeSet<&str> = edits
         .iter()
         .filter(|e| {
-            let decisions: Vec<_> = e.replays.iter().map(|r| decide(suite, r)).collect();
+            let decisions: Vec<_> = e.replays.iter().map(|r| replay_verdict(suite, r)).collect();
             verdict(&decisions) == Some(VerdictResult::Pass)
         })
         .map(|e| e.id.as_str())

@@ -18,7 +18,7 @@ use super::super::published::agrees_to;
 /// The decimals a recorded rate is checked to, at least.
 const RATE_DECIMALS: usize = 2;
 use super::super::Receipt;
-use super::{decide, same_side_effects, time_to_verdict_s, verdict};
+use super::{replay_verdict, same_side_effects, time_to_verdict_s, verdict};
 
 /// The rates of a suite's labelled edits.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +62,11 @@ pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
                 }
             }
         }
-        let decisions: Vec<_> = edit.replays.iter().map(|r| decide(suite, r)).collect();
+        let decisions: Vec<_> = edit
+            .replays
+            .iter()
+            .map(|r| replay_verdict(suite, r))
+            .collect();
         let Some(result) = verdict(&decisions) else {
             undecided.push(edit.id.clone());
             continue;

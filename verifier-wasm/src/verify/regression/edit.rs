@@ -9,7 +9,7 @@ use crate::model::{
 use super::super::published::cost_receipt;
 use super::super::{Objects, Receipt};
 use super::{
-    action, counts, decide, edit_cost, level0, summary_receipts, verdict, verify_ablation,
+    action, counts, edit_cost, level0, replay_verdict, summary_receipts, verdict, verify_ablation,
     verify_actions, verify_benchmark, Decision,
 };
 
@@ -127,7 +127,7 @@ pub fn verify_skill_edit(
                 && counts(&recorded.added) == counts(&diff.added)
                 && counts(&recorded.removed) == counts(&diff.removed),
         ));
-        let decision = decide(suite, replay);
+        let decision = replay_verdict(suite, replay);
         let called: Vec<&str> = replay.judges.iter().map(|j| j.tier.as_str()).collect();
         receipts.push(show_cascade(
             subject,

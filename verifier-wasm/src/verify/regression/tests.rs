@@ -110,7 +110,7 @@ fn one(r: Value) -> Replay {
 }
 
 fn decided(r: Value) -> (Option<VerdictResult>, String, Option<String>) {
-    let d = decide(&suite(), &one(r));
+    let d = replay_verdict(&suite(), &one(r));
     (d.result, d.decided_by, d.cascade_error)
 }
 

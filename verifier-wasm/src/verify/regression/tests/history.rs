@@ -28,7 +28,7 @@ fn judgments(list: Vec<Value>) -> Vec<Judgment> {
 fn under(r: &AblatedRules, replay: &Replay, judges: Vec<Value>) -> (Option<VerdictResult>, String) {
     let s = suite();
     let rules = CascadeRules::ablated(&s, r).expect("rules");
-    let d = decide_under(&rules, replay, &judgments(judges));
+    let d = replay_verdict_under(&rules, replay, &judgments(judges));
     (d.result, d.decided_by)
 }
 
@@ -44,9 +44,12 @@ fn without_level0_a_hard_fail_goes_to_the_judges() {
     ));
     let off = rules(false, true, &ALL);
     // The suite's rules block it at level 0; with level 0 off the judges must be called.
-    assert_eq!(decide(&suite(), &hard).result, Some(VerdictResult::Block));
+    assert_eq!(
+        replay_verdict(&suite(), &hard).result,
+        Some(VerdictResult::Block)
+    );
     let s = suite();
-    let d = decide_under(&CascadeRules::ablated(&s, &off).expect("rules"), &hard, &[]);
+    let d = replay_verdict_under(&CascadeRules::ablated(&s, &off).expect("rules"), &hard, &[]);
     assert_eq!(d.result, None);
     assert!(d.cascade_error.is_some_and(|e| e.contains("before small")));
     // A confident small judge now lets it through; agreement still blocks.
@@ -128,7 +131,7 @@ fn a_lone_judge_blocks_on_its_own_word_and_two_judges_need_agreement() {
     // A judge the ablation switched off, called anyway, breaks its rules.
     let s = suite();
     let lone = CascadeRules::ablated(&s, &alone).expect("rules");
-    let d = decide_under(
+    let d = replay_verdict_under(
         &lone,
         &r,
         &judgments(vec![

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     AgreementRules, CallStatus, ClassRates, Drift, EditAction, EditLabel, EditLatency,
     FinishReason, FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result,
@@ -177,7 +178,10 @@ fn simulate(
     for line in [plan.before, plan.after] {
         let bytes = skill_text(plan.skill, line);
         let digest = sha256_hex(&bytes);
-        out.insert(format!("experiments/objects/{digest}"), bytes);
+        out.insert(
+            format!("experiments/{}", layout::object_path(&digest)),
+            bytes,
+        );
         digests.push(digest);
     }
     let mut by_tier: BTreeMap<String, Cost> = JUDGES

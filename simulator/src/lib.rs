@@ -20,6 +20,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     Deviation, DeviationKind, Deviations, DeviationsKind, FormatVersion, PolicyKind, Run, Showcase,
     ShowcaseKind, ShowcaseRun, Summary, STUDY_FILE,
@@ -82,34 +83,35 @@ pub const IMPORTED_DIR: &str = "I01";
 const INSPECT_LOGS: [(&str, &[u8]); 6] = [
     (
         "choice.eval",
-        include_bytes!("../../../tests/fixtures/inspect/choice.eval"),
+        include_bytes!("../../tests/fixtures/inspect/choice.eval"),
     ),
     (
         "errors.eval",
-        include_bytes!("../../../tests/fixtures/inspect/errors.eval"),
+        include_bytes!("../../tests/fixtures/inspect/errors.eval"),
     ),
     (
         "failed.eval",
-        include_bytes!("../../../tests/fixtures/inspect/failed.eval"),
+        include_bytes!("../../tests/fixtures/inspect/failed.eval"),
     ),
     (
         "scorers.eval",
-        include_bytes!("../../../tests/fixtures/inspect/scorers.eval"),
+        include_bytes!("../../tests/fixtures/inspect/scorers.eval"),
     ),
     (
         "tools.eval",
-        include_bytes!("../../../tests/fixtures/inspect/tools.eval"),
+        include_bytes!("../../tests/fixtures/inspect/tools.eval"),
     ),
     (
         "unscored.eval",
-        include_bytes!("../../../tests/fixtures/inspect/unscored.eval"),
+        include_bytes!("../../tests/fixtures/inspect/unscored.eval"),
     ),
 ];
 
 /// The imported evaluations, as `receipts import inspect` writes them.
 fn write_imported(out: &mut Files) {
     for (name, bytes) in INSPECT_LOGS {
-        let prepared = crate::import::inspect(name, bytes).expect("the sample's logs read");
+        let prepared =
+            receipts_verifier::import::inspect(name, bytes).expect("the sample's logs read");
         out.insert(
             format!("experiments/{}", prepared.object_path()),
             bytes.to_vec(),
@@ -131,23 +133,25 @@ pub const IMPORTED_TRACES_DIR: &str = "I02";
 const OTEL_EXPORTS: [(&str, &[u8]); 2] = [
     (
         "agent.otlp.json",
-        include_bytes!("../../../tests/fixtures/otel/agent.otlp.json"),
+        include_bytes!("../../tests/fixtures/otel/agent.otlp.json"),
     ),
     (
         "agent.logs.otlp.json",
-        include_bytes!("../../../tests/fixtures/otel/agent.logs.otlp.json"),
+        include_bytes!("../../tests/fixtures/otel/agent.logs.otlp.json"),
     ),
 ];
 
 /// The imported traces, as `receipts import otel` writes them.
 fn write_imported_traces(out: &mut Files) {
-    let files: Vec<crate::import::OtelFile> = OTEL_EXPORTS
+    let files: Vec<receipts_verifier::import::OtelFile> = OTEL_EXPORTS
         .iter()
         .map(|(name, bytes)| {
-            crate::import::OtelFile::read(name, bytes.to_vec()).expect("the sample's exports read")
+            receipts_verifier::import::OtelFile::read(name, bytes.to_vec())
+                .expect("the sample's exports read")
         })
         .collect();
-    for prepared in crate::import::otel_all(&files).expect("the sample's exports pair") {
+    for prepared in receipts_verifier::import::otel_all(&files).expect("the sample's exports pair")
+    {
         for (sha256, bytes) in
             std::iter::once((&prepared.record.source.sha256, &prepared.traces.bytes)).chain(
                 prepared
@@ -159,7 +163,7 @@ fn write_imported_traces(out: &mut Files) {
             )
         {
             out.insert(
-                format!("experiments/{}/{sha256}", crate::load::OBJECTS_DIR),
+                format!("experiments/{}", layout::object_path(sha256)),
                 bytes.clone(),
             );
         }
@@ -219,14 +223,14 @@ fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
 fn write_tasks(out: &mut Files, fixtures: &[Fixture]) {
     for f in fixtures {
         out.insert(
-            format!("experiments/tasks/{}.json", f.task.id),
+            format!("experiments/{}", layout::task_path(&f.task.id)),
             json_bytes(&f.task),
         );
         for bytes in f.files.values() {
             out.insert(
                 format!(
-                    "experiments/objects/{}",
-                    receipts_verifier::digest::sha256_hex(bytes)
+                    "experiments/{}",
+                    layout::object_path(&receipts_verifier::digest::sha256_hex(bytes))
                 ),
                 bytes.clone(),
             );
@@ -324,10 +328,13 @@ fn write_experiment_limited(
         publish::results_csv(&publish::results(&experiment, &runs)),
     );
     for run in &runs {
-        out.insert(format!("{dir}/runs/{}.json", run.id), json_bytes(run));
+        out.insert(layout::run_path(&dir, &run.id), json_bytes(run));
     }
     for (digest, bytes) in objects {
-        out.insert(format!("experiments/objects/{digest}"), bytes);
+        out.insert(
+            format!("experiments/{}", layout::object_path(&digest)),
+            bytes,
+        );
     }
     (runs, published)
 }

@@ -15,7 +15,7 @@ use receipts_verifier::model::{
     ReplayOutcome, SkillEdit, SuiteAction, VerdictResult,
 };
 use receipts_verifier::time::{format, parse, UnixMillis};
-use receipts_verifier::verify::{decide_under, trace_digest, verdict, CascadeRules};
+use receipts_verifier::verify::{replay_verdict_under, trace_digest, verdict, CascadeRules};
 
 use super::super::rng::Rng;
 use super::{judge_call, rationale, round6, JUDGES, SUITE};
@@ -153,7 +153,7 @@ fn ablation(
         for replay in &edit.replays {
             let mut judges: Vec<Judgment> = Vec::new();
             let decision = loop {
-                let d = decide_under(&cascade, replay, &judges);
+                let d = replay_verdict_under(&cascade, replay, &judges);
                 if d.result.is_some() || judges.len() >= d.judges.len() {
                     break d;
                 }

@@ -6,6 +6,7 @@
 //! page). Everything is marked simulated.
 
 use receipts_verifier::cost::{call_cost, Cost};
+use receipts_verifier::layout;
 use receipts_verifier::model::{
     Abort, AbortReason, ArgCheck, ArgRule, CallStatus, Decision, Egress, FinishReason,
     FormatVersion, HarnessEvent, HarnessRun, HarnessRunKind, HarnessSuite, HarnessSuiteKind,
@@ -129,13 +130,16 @@ fn usual_args(tool: &str, step: u64, host: &str) -> serde_json::Value {
 /// Writes the suite and its runs under `experiments/harness/`.
 pub fn write(out: &mut Files) {
     let suite = suite();
-    let dir = format!("experiments/{}/{SUITE}", crate::load::HARNESS_DIR);
+    let dir = format!(
+        "experiments/{}/{SUITE}",
+        receipts_verifier::model::HARNESS_DIR
+    );
     let mut t = START_MS;
     for agent in AGENTS {
         for seed in 1..=SEEDS {
             let run = simulate(&suite, agent, seed, t);
             t += 15 * 60_000;
-            out.insert(format!("{dir}/runs/{}.json", run.id), json_bytes(&run));
+            out.insert(layout::run_path(&dir, &run.id), json_bytes(&run));
         }
     }
     out.insert(format!("{dir}/harness.json"), json_bytes(&suite));

@@ -1,15 +1,13 @@
 //! Logs of other tools made into records (`receipts import`, and the
-//! sample's imported evaluation): each log read, its record derived, and
-//! the files to write named.
+//! simulated sample's imported evaluation): each log read, its record
+//! derived, and the files to write named. Pure, like the rest of the core:
+//! the caller reads the logs and writes the files.
 
-use receipts_verifier::digest::sha256_hex;
-use receipts_verifier::inspect::{
-    derive, inspect_record_path, ImportedEval, Log, LogError, Source,
-};
-use receipts_verifier::otel::{self, otel_record_path, Export, ImportedTraces};
+use crate::digest::sha256_hex;
+use crate::inspect::{derive, inspect_record_path, ImportedEval, Log, LogError, Source};
+use crate::layout;
+use crate::otel::{self, otel_record_path, Export, ImportedTraces};
 use serde::Serialize;
-
-use crate::load::OBJECTS_DIR;
 
 /// An Inspect AI log read and its record derived.
 pub struct Prepared {
@@ -77,7 +75,7 @@ impl Prepared {
 
     /// The kept log's path under the records directory.
     pub fn object_path(&self) -> String {
-        format!("{OBJECTS_DIR}/{}", self.record.source.sha256)
+        layout::object_path(&self.record.source.sha256)
     }
 
     /// The record as written: pretty JSON and a newline.
@@ -174,7 +172,7 @@ impl PreparedTraces<'_> {
 /// A log export whose events name a span no trace export holds, or spans
 /// of several, is refused with its file's name.
 pub fn otel_all(files: &[OtelFile]) -> Result<Vec<PreparedTraces<'_>>, (String, String)> {
-    use receipts_verifier::otel::ExportKind;
+    use crate::otel::ExportKind;
     use std::collections::BTreeSet;
     let traces: Vec<&OtelFile> = files
         .iter()
