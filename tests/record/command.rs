@@ -347,6 +347,26 @@ fn a_recorded_agent_becomes_a_verified_run_page() {
         )),
         "{text}"
     );
+    common::replace_in(&page_path, "<td>1 ms<br>", &latency);
+
+    // A publisher who swaps the bytes of the second file kept for as many
+    // others and reseals every manifest (a new root digest, pinned): the
+    // object no longer holds the bytes the record names by their digest.
+    let notes_digest = &attempt.files[0].sha256;
+    let object = site.join("data/objects").join(notes_digest);
+    let mut forged = std::fs::read(&object).expect("read");
+    forged[0] ^= 0x20;
+    std::fs::write(&object, &forged).expect("write");
+    let resealed = common::reseal(&site);
+    assert_ne!(resealed, pinned);
+    let out = common::receipts(&site, &["verify", ".", "--expect-root", &resealed]);
+    common::assert_exit(&out, 1, "verify of a swapped kept file");
+    let text = common::stdout(&out);
+    let claim = receipts_verifier::verify::kept_file_claim(false, "out/notes.txt", RUN_ID, 0);
+    assert!(
+        text.contains(&format!("FAIL data/objects/{notes_digest}: {claim}")),
+        "{text}"
+    );
 }
 
 /// Ctrl-C in the terminal (SIGINT to the whole process group) ends the
