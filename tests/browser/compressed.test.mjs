@@ -8,14 +8,14 @@
 // calls, messages) drawn in the browser from the gzipped record, inert.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { gunzipSync, gzipSync } from "node:zlib";
 
-import { isPageFailure, launch, open, verifyAt } from "./browser.mjs";
+import { isPageFailure, launch, open, verifyAt, verifyLogged } from "./browser.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, copySite, receipts } from "./setup.mjs";
 
@@ -328,4 +328,24 @@ test("a record changed inside its gzip file fails, on its page and on the site",
   assert.equal(result.failures.length, 2, result.failures.join("\n"));
   assert.ok(result.failures[0].startsWith(`${LISTED} | ✗ ${LISTED}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed ${RECORD}: not a gzipped record`), result.failures[0]);
   assert.equal(result.failures[1], `${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed the record could not be read`);
+});
+
+test("only an experiment's run record is read gzipped: a harness run gzipped in place of its record stands for nothing", async () => {
+  // The same rule as `receipts verify` (the core's layout, which the worker
+  // asks through wasm): the worker looks for the harness run's record under
+  // its own name, finds none, and the record fails; the gzip file is read
+  // as no record.
+  const copy = copySite(site);
+  const rel = "data/harness/H01/runs/H01-sim-agent-careful-s1.json";
+  const bytes = readFileSync(join(copy, rel));
+  writeFileSync(join(copy, `${rel}.gz`), gzipSync(bytes));
+  rmSync(join(copy, rel));
+  const { result, log } = await verifyLogged(browser, copy, "verify.html");
+  assert.equal(result.status, "failed", result.text);
+  const listed = sums(join(copy, "data/SHA256SUMS")).get(rel.slice("data/".length));
+  assert.ok(
+    result.failures.includes(`${rel} | ✗ ${rel}: SHA-256 in data/SHA256SUMS recorded ${listed}; recomputed the record could not be fetched`),
+    result.failures.join("\n"),
+  );
+  assert.ok(!log.some((p) => p.endsWith(`${rel}.gz`)), "the gzip file is not fetched for the record");
 });
