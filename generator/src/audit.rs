@@ -20,8 +20,7 @@ use receipts_verifier::manifest::{
 use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 
 use crate::build;
-use crate::error::BuildError;
-use crate::error::{display_path, InputError};
+use crate::error::{display_path, BuildError, InputError};
 use crate::{gzip, load};
 
 /// What verifying a site found.
