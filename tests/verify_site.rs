@@ -432,6 +432,40 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     );
 }
 
+/// A forged record set beside the genuine gzipped one (`x.json` beside
+/// `x.json.gz`): two files stand for one record, and the second fails
+/// rather than either being read in the other's place.
+#[test]
+fn a_plain_record_beside_its_gzipped_one_fails() {
+    let dir = sample_copy();
+    let out = receipts(dir.path(), &["build", "--quiet", "--compress-records"]);
+    assert_exit(&out, 0, "build --compress-records");
+    let site = dir.path().join("site");
+    let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
+    let record = receipts::gzip::decompress(
+        &fs::read(site.join(format!("{rel}.gz"))).expect("read"),
+        1 << 24,
+    )
+    .expect("gzip");
+    let genuine = record.clone();
+    let forged = String::from_utf8(record).expect("utf-8").replacen(
+        "\"duration_ms\": ",
+        "\"duration_ms\": 1",
+        1,
+    );
+    fs::write(site.join(rel), forged).expect("write");
+    let out = verify(&site);
+    assert_exit(&out, 1, "verify of a record in two files");
+    let report = stdout(&out);
+    assert!(
+        report.contains(&format!(
+            "FAIL {rel}: SHA-256 in data/SHA256SUMS: recorded {}; recomputed a second file holds this record",
+            receipts_verifier::digest::sha256_hex(&genuine)
+        )),
+        "{report}"
+    );
+}
+
 /// Only an experiment's run record may be published gzipped (the layout the
 /// build, `receipts verify` and the browser's worker share): a harness run
 /// gzipped in its place stands for no record, so its record is missing and
