@@ -68,7 +68,7 @@ fn build_with(
     root: &Path,
     out: &str,
     cache: Option<&std::sync::Arc<receipts::cache::RunCache>>,
-) -> receipts::build::BuildReport {
+) -> receipts::build::Built {
     build_in_place(root, out, cache, None)
 }
 
@@ -78,7 +78,7 @@ fn build_in_place(
     out: &str,
     cache: Option<&std::sync::Arc<receipts::cache::RunCache>>,
     in_place: Option<&std::sync::Arc<InPlace>>,
-) -> receipts::build::BuildReport {
+) -> receipts::build::Built {
     let options = receipts::build::BuildOptions {
         root: root.to_path_buf(),
         out: root.join(out),

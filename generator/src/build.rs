@@ -62,7 +62,7 @@ pub struct BuildOptions {
 
 /// What a build produced.
 #[derive(Debug, Clone)]
-pub struct BuildReport {
+pub struct Built {
     pub experiments: usize,
     pub runs: usize,
     pub pages: usize,
@@ -83,7 +83,7 @@ pub struct BuildReport {
     pub receipts: Vec<Receipt>,
 }
 
-impl BuildReport {
+impl Built {
     pub fn total(&self) -> Duration {
         self.stages.iter().map(|(_, d)| *d).sum()
     }
@@ -104,7 +104,7 @@ impl Timer {
     }
 }
 
-pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+pub fn build(options: &BuildOptions) -> Result<Built, BuildError> {
     build_site(options).map_err(|e| match e {
         BuildError::Input(input) => BuildError::Input(input.located(&options.root)),
         other => other,
@@ -112,7 +112,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
 }
 
 /// [`build`], before its input errors are given their line and column.
-fn build_site(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+fn build_site(options: &BuildOptions) -> Result<Built, BuildError> {
     let mut timer = Timer {
         stages: Vec::new(),
         last: Instant::now(),
@@ -151,7 +151,7 @@ fn build_site(options: &BuildOptions) -> Result<BuildReport, BuildError> {
 
 /// What rendering a built site again from its own `data/` found.
 pub struct Rebuilt {
-    pub report: BuildReport,
+    pub report: Built,
     /// Every receipt of the records, passing or not.
     pub receipts: Vec<Receipt>,
     /// Every file of the site that is not what the records render to.
@@ -239,7 +239,7 @@ fn render(
     root_digest: Option<String>,
     keep: Keep,
     mut timer: Timer,
-) -> Result<(BuildReport, Staging, Fresh), BuildError> {
+) -> Result<(Built, Staging, Fresh), BuildError> {
     let records_digest = publish::publish(corpus, &staging)?;
     let theme = match &options.templates {
         Some(dir) => Theme::from_dir(dir)?,
@@ -278,7 +278,7 @@ fn render(
         let Some(last) = last else {
             return false;
         };
-        let id = &loaded.runs[index].id;
+        let id = &loaded.runs[index].place.id;
         let rel = loaded.run_path(id);
         let unchanged = corpus
             .record_digests
@@ -355,7 +355,7 @@ fn render(
         Keep::All => verified.receipts().cloned().collect(),
         Keep::NotPassing => Vec::new(),
     };
-    let report = BuildReport {
+    let report = Built {
         experiments: corpus.experiments.len(),
         runs: run_count,
         pages,
@@ -385,11 +385,16 @@ fn page_context(corpus: &Corpus, context: Option<&str>) -> String {
     for loaded in &corpus.experiments {
         field(loaded.dir.as_bytes());
         for r in &loaded.runs {
-            for part in [&r.id, &r.task, &r.profile, &r.policy] {
+            for part in [
+                &r.place.id,
+                &r.place.task,
+                &r.place.profile,
+                &r.place.policy,
+            ] {
                 field(part.as_bytes());
             }
-            field(&r.seed.to_le_bytes());
-            field(r.replaces.as_deref().unwrap_or("\0").as_bytes());
+            field(&r.place.seed.to_le_bytes());
+            field(r.place.replaces.as_deref().unwrap_or("\0").as_bytes());
         }
     }
     format!("{:x}", hash.finalize())
@@ -432,7 +437,7 @@ fn progress_bar(runs: usize, quiet: bool) -> ProgressBar {
 }
 
 /// A one-line account of the build, for the terminal.
-pub fn describe(report: &BuildReport, out: &Path) -> String {
+pub fn describe(report: &Built, out: &Path) -> String {
     let stages: Vec<String> = report
         .stages
         .iter()

@@ -82,7 +82,7 @@ pub fn context(corpus: &Corpus, site: &SiteInfo, theme: &Theme) -> String {
     let run_records: std::collections::HashSet<String> = corpus
         .experiments
         .iter()
-        .flat_map(|e| e.runs.iter().map(|r| e.run_path(&r.id)))
+        .flat_map(|e| e.runs.iter().map(|r| e.run_path(&r.place.id)))
         .collect();
     // No run page reads a harness or regression record (their own pages are
     // made every build): which of them exist counts, not what they hold.

@@ -15,7 +15,7 @@ pub fn records_gzipped(corpus: &Corpus) -> bool {
     corpus
         .experiments
         .iter()
-        .find_map(|e| e.runs.first().map(|r| e.run_path(&r.id)))
+        .find_map(|e| e.runs.first().map(|r| e.run_path(&r.place.id)))
         .is_some_and(|rel| {
             let gz = corpus.sources.file(&format!("{rel}{GZ}"));
             corpus.files.is_file(&gz)

@@ -9,6 +9,8 @@ use std::path::Path;
 
 use flate2::{read::GzDecoder, write::GzEncoder, Compression, GzBuilder};
 
+use receipts_verifier::layout;
+
 /// The suffix of a gzipped record.
 pub use receipts_verifier::layout::GZ as SUFFIX;
 
@@ -40,11 +42,16 @@ pub fn decompress(gz: &[u8], limit: u64) -> Result<Vec<u8>, String> {
 /// in a `runs` directory. Which published file stands for which record is
 /// the verification core's layout ([`receipts_verifier::layout::record_in`]).
 pub fn is_gzipped(path: &Path) -> bool {
-    let mut parts = path.iter().rev().map(|p| p.to_string_lossy());
-    let name = parts.next().unwrap_or_default();
-    name.len() > ".json.gz".len()
-        && name.ends_with(".json.gz")
-        && parts.next().is_some_and(|dir| dir == "runs")
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(layout::GZ)?.strip_suffix(".json"))
+        .is_some_and(|stem| !stem.is_empty());
+    named
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|dir| dir == layout::RUNS_DIR)
 }
 
 #[cfg(test)]

@@ -4,17 +4,14 @@
 //! the record is read again when the run is verified and its page is made,
 //! so a build holds one record per thread, not every record at once.
 
+use receipts_verifier::facts::RunPlace;
 use receipts_verifier::model::{Experiment, Run};
 use receipts_verifier::time;
 
 #[derive(Debug, Clone)]
 pub struct RunHead {
-    pub id: String,
-    pub task: String,
-    pub profile: String,
-    pub seed: u64,
-    pub policy: String,
-    pub replaces: Option<String>,
+    /// The run's id and cell, as its facts carry them.
+    pub place: RunPlace,
     /// Whether any provider call lost its usage.
     pub lost_usage: bool,
     /// Each provider call with known usage and time, for the throughput chart.
@@ -56,12 +53,7 @@ impl RunHead {
             }
         }
         RunHead {
-            id: run.id.clone(),
-            task: run.task.clone(),
-            profile: run.profile.clone(),
-            seed: run.seed,
-            policy: run.policy.clone(),
-            replaces: run.replaces.clone(),
+            place: RunPlace::of(run),
             lost_usage: run.calls().any(|c| c.usage.is_none()),
             calls,
         }

@@ -18,6 +18,8 @@ pub mod data;
 pub mod difference;
 pub mod error;
 pub mod escape;
+#[cfg(feature = "cli")]
+pub mod export;
 pub mod fold;
 pub mod gzip;
 pub mod head;
@@ -35,8 +37,6 @@ pub mod publish;
 #[cfg(feature = "cli")]
 pub mod record;
 pub mod render;
-#[cfg(feature = "cli")]
-pub mod report;
 #[cfg(feature = "cli")]
 pub mod serve;
 #[cfg(feature = "cli")]

@@ -88,33 +88,3 @@ pub fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, InputError> {
         )
     })
 }
-
-/// Parses a CSV file with a header row into records, naming the row on failure.
-pub fn csv_rows<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<Vec<T>, InputError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(bytes);
-    let mut rows = Vec::new();
-    for record in reader.deserialize::<T>() {
-        rows.push(record.map_err(|e| {
-            let place = match e.position() {
-                Some(p) => format!("line {}", p.line()),
-                None => "header".to_string(),
-            };
-            let message = match e.kind() {
-                csv::ErrorKind::UnequalLengths {
-                    expected_len, len, ..
-                } => {
-                    format!("the row has {len} fields; the header has {expected_len}")
-                }
-                csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-                    Some(i) => format!("field {}: {}", i + 1, plain(&err.kind().to_string())),
-                    None => plain(&err.kind().to_string()),
-                },
-                _ => e.to_string(),
-            };
-            InputError::at(file, place, message)
-        })?);
-    }
-    Ok(rows)
-}

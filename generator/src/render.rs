@@ -18,6 +18,7 @@ use crate::site::SiteInfo;
 /// Each template, by name, as shipped in `site-templates/`.
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../site-templates/base.html")),
+    ("head.html", include_str!("../../site-templates/head.html")),
     (
         "macros.html",
         include_str!("../../site-templates/macros.html"),
@@ -464,14 +465,16 @@ pub fn root_page<S: Serialize>(theme: &Theme, shards: &[S], root_digest: &str) -
     env.set_lstrip_blocks(true);
     env.set_formatter(escape_html);
     let name = "root.html";
-    let source = theme
-        .templates
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, s)| s.clone())
-        .unwrap_or_default();
-    env.add_template_owned(name, source)
-        .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;
+    for part in [name, "head.html"] {
+        let source = theme
+            .templates
+            .iter()
+            .find(|(n, _)| n == part)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        env.add_template_owned(part, source)
+            .map_err(|e| anyhow::anyhow!("template {part}: {e:#}"))?;
+    }
     let ctx = minijinja::context! {
         shards => Value::from_serialize(shards),
         root_digest => root_digest,

@@ -97,8 +97,7 @@ fn check<'a>(corpus: &'a Corpus, loaded: &'a LoadedExperiment) -> ExperimentChec
         log: &loaded.log,
         summary: loaded.summary.as_ref(),
         summary_text: loaded.summary_text.as_deref(),
-        results: loaded.results.as_deref(),
-        results_text: loaded.results_text.as_deref(),
+        results: loaded.results.as_ref(),
         deviations: loaded.deviations.as_ref(),
         models: loaded.models.as_ref(),
         anchors: loaded.anchors.files(),
@@ -168,11 +167,11 @@ where
     for (experiment, loaded) in corpus.experiments.iter().enumerate() {
         let input = check(corpus, loaded);
         let inputs = input.task_inputs();
-        let ids: BTreeSet<&str> = loaded.runs.iter().map(|r| r.id.as_str()).collect();
+        let ids: BTreeSet<&str> = loaded.runs.iter().map(|r| r.place.id.as_str()).collect();
         let runs: Vec<Result<(RunVerification, Tally), BuildError>> = (0..loaded.runs.len())
             .into_par_iter()
             .map(|index| {
-                let rel = loaded.run_path(&loaded.runs[index].id);
+                let rel = loaded.run_path(&loaded.runs[index].place.id);
                 let digest = corpus.record_digests.get(&rel).cloned().unwrap_or_default();
                 let hit = reuse
                     .and_then(|r| r.kept.get(&rel))

@@ -256,7 +256,13 @@ fn measure(experiment: &Experiment, runs: &[Run]) -> Measured {
         .unwrap_or_else(|e| panic!("simulated prices are complete: {e}"));
     let times = primary
         .iter()
-        .map(|j| (j.run.policy.clone(), j.run.id.clone(), j.run.seconds()))
+        .map(|j| {
+            (
+                j.run.place.policy.clone(),
+                j.run.place.id.clone(),
+                j.run.seconds(),
+            )
+        })
         .collect();
     (analysis.policies, times)
 }

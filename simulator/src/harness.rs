@@ -8,14 +8,14 @@
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::layout;
 use receipts_verifier::model::{
-    Abort, AbortReason, ArgCheck, ArgRule, CallStatus, Decision, Egress, FinishReason,
-    FormatVersion, HarnessEvent, HarnessRun, HarnessRunKind, HarnessSuite, HarnessSuiteKind,
-    ModelPrice, PercentileMethod, PriceTable, Provenance, ProviderCall, RunReport, Snapshot,
-    ToolCall, Usage, Vetting,
+    Abort, AbortReason, ArgCheck, ArgRule, Decision, Egress, FormatVersion, HarnessEvent,
+    HarnessRun, HarnessRunKind, HarnessSuite, HarnessSuiteKind, ModelPrice, PercentileMethod,
+    PriceTable, Provenance, RunFigures, Snapshot, ToolCall, Vetting,
 };
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::percentile;
 
+use super::calls::{answered, Answer};
 use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
 
@@ -182,29 +182,15 @@ fn simulate(suite: &HarnessSuite, agent: &str, seed: u64, start: i64) -> Harness
         }
         let latency = rng.range(400, 2_600) + if rng.chance(0.1) { 4_000 } else { 0 };
         let completion = rng.range(150, 900);
-        let call = ProviderCall {
+        let call = answered(Answer {
             request_id: format!("sim-{}", short_id(&format!("{id}/{step}"))),
-            model_requested: MODEL.to_string(),
-            model_echoed: Some(MODEL.to_string()),
-            started_at: format(UnixMillis(t)),
+            model: MODEL,
+            at: t,
             latency_ms: latency,
-            usage: Some(Usage {
-                prompt_tokens: prompt,
-                completion_tokens: completion,
-                reasoning_tokens: None,
-                cache_hit_tokens: None,
-                cache_miss_tokens: None,
-                cache_write_tokens: None,
-            }),
-            finish_reason: Some(FinishReason::stop()),
+            prompt,
+            completion,
             max_tokens: 4_096,
-            prompt_tokens_reserved: prompt,
-            status: CallStatus::Ok,
-            http_status: None,
-            error: None,
-            retry_of: None,
-            wire: None,
-        };
+        });
         tally.cost = tally.cost + call_cost(&call, &suite.prices).unwrap_or_default();
         tally.latencies.push(latency);
         tally.tokens += prompt + completion;
@@ -289,7 +275,7 @@ fn simulate(suite: &HarnessSuite, agent: &str, seed: u64, start: i64) -> Harness
         agent: agent.to_string(),
         started_at: format(UnixMillis(start)),
         events,
-        report: RunReport {
+        report: RunFigures {
             total_cost_usd: (tally.cost.low * 1e6).round() / 1e6,
             latency_p50_ms: percentile(method, &tally.latencies, 50).unwrap_or(0),
             latency_p95_ms: percentile(method, &tally.latencies, 95).unwrap_or(0),

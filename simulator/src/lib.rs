@@ -4,6 +4,7 @@
 
 mod agent;
 mod calibrate;
+mod calls;
 mod claims;
 mod fixtures;
 mod harness;

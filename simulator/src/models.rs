@@ -1,12 +1,10 @@
 //! The model-id smoke test each simulated experiment records before its
 //! first run: the provider's list read, each tier's model id called once.
 
-use receipts_verifier::model::{
-    CallStatus, FinishReason, FormatVersion, ModelCheck, ModelCheckKind, ModelProbe, Provenance,
-    ProviderCall, Usage,
-};
+use receipts_verifier::model::{FormatVersion, ModelCheck, ModelCheckKind, ModelProbe, Provenance};
 use receipts_verifier::time::{format, UnixMillis};
 
+use super::calls::{answered, Answer};
 use super::plan::ExperimentPlan;
 use super::rng::{short_id, Rng};
 
@@ -26,32 +24,23 @@ pub fn model_check(plan: &ExperimentPlan) -> ModelCheck {
         .iter()
         .map(|tier| {
             let latency_ms = 200 + rng.range(0, 400);
-            let call = ProviderCall {
+            let mut call = answered(Answer {
                 request_id: format!(
                     "sim-{}",
                     short_id(&format!("{}/models/{}", plan.id, tier.id))
                 ),
-                model_requested: tier.model.clone(),
-                model_echoed: Some(tier.model.clone()),
-                started_at: format(UnixMillis(t)),
+                model: &tier.model,
+                at: t,
                 latency_ms,
-                usage: Some(Usage {
-                    prompt_tokens: 14,
-                    completion_tokens: 2,
-                    reasoning_tokens: Some(0),
-                    cache_hit_tokens: None,
-                    cache_miss_tokens: None,
-                    cache_write_tokens: None,
-                }),
-                finish_reason: Some(FinishReason::stop()),
+                prompt: 14,
+                completion: 2,
                 max_tokens: 16,
-                prompt_tokens_reserved: 14,
-                status: CallStatus::Ok,
-                http_status: Some(200),
-                error: None,
-                retry_of: None,
-                wire: None,
-            };
+            });
+            // A probe records its HTTP status and a reasoning count of 0.
+            call.http_status = Some(200);
+            if let Some(usage) = &mut call.usage {
+                usage.reasoning_tokens = Some(0);
+            }
             t += latency_ms as i64 + 500;
             ModelProbe {
                 model: tier.model.clone(),

@@ -277,7 +277,7 @@ fn first_publication_mistakes(
     };
     let known: Vec<Cost> = primary
         .iter()
-        .filter(|j| j.run.policy == "ladder")
+        .filter(|j| j.run.place.policy == "ladder")
         .filter_map(|j| j.run.cost().ok())
         .filter(Cost::is_exact)
         .collect();

@@ -14,16 +14,16 @@ use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
 use receipts_verifier::model::{
-    AgreementRules, CallStatus, ClassRates, Drift, EditAction, EditLabel, EditLatency,
-    FinishReason, FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result,
-    ModelPrice, NoiseFloor, PriceTable, Provenance, ProviderCall, Recall, RegressionBenchmark,
-    RegressionBenchmarkKind, RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome,
-    SideEffect, SkillDiff, SkillEdit, SkillEditKind, Trace, Usage, Verdict, VerdictCost,
-    VerdictResult, REGRESSIONS_DIR,
+    AgreementRules, ClassRates, Drift, EditAction, EditLabel, EditLatency, FormatVersion,
+    JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result, ModelPrice, NoiseFloor, PriceTable,
+    Provenance, ProviderCall, Recall, RegressionBenchmark, RegressionBenchmarkKind,
+    RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, SideEffect, SkillDiff, SkillEdit,
+    SkillEditKind, Trace, Verdict, VerdictCost, VerdictResult, REGRESSIONS_DIR,
 };
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::same_side_effects;
 
+use super::calls::{answered, Answer};
 use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
 
@@ -98,29 +98,16 @@ fn round6(x: f64) -> f64 {
 /// A judge's call: the prompt holds the golden and replayed traces.
 fn judge_call(id: &str, model: &str, rng: &mut Rng, at: i64) -> ProviderCall {
     let prompt = rng.range(1_800, 3_200);
-    ProviderCall {
+    let latency_ms = rng.range(300, 4_000);
+    answered(Answer {
         request_id: format!("sim-{}", short_id(id)),
-        model_requested: model.to_string(),
-        model_echoed: Some(model.to_string()),
-        started_at: format(UnixMillis(at)),
-        latency_ms: rng.range(300, 4_000),
-        usage: Some(Usage {
-            prompt_tokens: prompt,
-            completion_tokens: rng.range(60, 240),
-            reasoning_tokens: None,
-            cache_hit_tokens: None,
-            cache_miss_tokens: None,
-            cache_write_tokens: None,
-        }),
-        finish_reason: Some(FinishReason::stop()),
+        model,
+        at,
+        latency_ms,
+        prompt,
+        completion: rng.range(60, 240),
         max_tokens: 512,
-        prompt_tokens_reserved: prompt,
-        status: CallStatus::Ok,
-        http_status: None,
-        error: None,
-        retry_of: None,
-        wire: None,
-    }
+    })
 }
 
 fn rationale(verdict: JudgeVerdict, task: &str, n: usize) -> String {
@@ -448,14 +435,13 @@ fn benchmark(edits: &[SkillEdit], at: i64) -> RegressionBenchmark {
         provenance: Provenance::Simulated,
         published_at: format(UnixMillis(at)),
         classes: classes.into_values().collect(),
-        noise_floor: NoiseFloor {
-            pairs,
-            diverged,
-            rate: if pairs == 0 {
-                0.0
-            } else {
-                (diverged as f64 / pairs as f64 * 100.0).round() / 100.0
-            },
+        noise_floor: {
+            // Published to two decimals.
+            let floor = NoiseFloor::of(pairs, diverged);
+            NoiseFloor {
+                rate: (floor.rate * 100.0).round() / 100.0,
+                ..floor
+            }
         },
         recall: Some(Recall {
             regressions: n,

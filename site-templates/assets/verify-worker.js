@@ -11,13 +11,16 @@
 // the core's entry points too and serves as both.
 var core = null;
 var coreReady = null;
+// Where the records' manifest is published (data/SHA256SUMS), as the core's
+// layout says; set when the core is loaded.
+var RECORDS_SUMS = null;
 function initCore(job) {
   if (!coreReady) {
     coreReady = job.core && typeof receipts_core !== "undefined"
       ? receipts_core({ module_or_path: fetch(job.core.url, { integrity: job.core.integrity }) }).then(function () { return receipts_core; })
       : init(job).then(function () { return wasm_bindgen; });
   }
-  return coreReady.then(function (c) { core = c; });
+  return coreReady.then(function (c) { core = c; RECORDS_SUMS = c.records_sums(); });
 }
 
 // The verifier that recomputes receipts from records, lean or full as the
@@ -156,10 +159,20 @@ function inScope(scope, rel) {
   return dirs.some(function (d) { return rel.indexOf(d + "/") === 0; });
 }
 
-// Whether `paths` (under the site) name a record to recompute: a file
-// under data/ but its manifest.
+// Whether site path `path` is under data/: a record, or a manifest of them.
+function inData(path) {
+  return core.record_of(path) !== undefined;
+}
+
+// Whether site path `path` is a record to recompute: a file under data/ but
+// its manifest.
+function isRecordFile(path) {
+  return inData(path) && path !== RECORDS_SUMS;
+}
+
+// Whether `paths` (under the site) name a record to recompute.
 function hasRecords(paths) {
-  return paths.some(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; });
+  return paths.some(isRecordFile);
 }
 
 // Whether a job checks every page: a whole site verified, with the page check.
@@ -198,14 +211,14 @@ function verifySite(job) {
   return get(new URL("SHA256SUMS", job.base).href).then(function (sumsBytes) {
     manifests = new core.Manifests(sumsBytes, pin);
     listed = JSON.parse(core.parse_sums(new TextDecoder().decode(sumsBytes)));
-    return get(new URL("data/SHA256SUMS", job.base).href).then(function (bytes) {
-      manifests.feed("data/SHA256SUMS", bytes, undefined);
+    return get(new URL(RECORDS_SUMS, job.base).href).then(function (bytes) {
+      manifests.feed(RECORDS_SUMS, bytes, undefined);
       // A page that names its files fetches only the chunk manifests that
       // list its run records; a whole site, every chunk and every record.
       var chunks = {};
       var paths;
       if (job.files) {
-        paths = job.files.filter(function (p) { return p.indexOf("data/") === 0 && p !== "data/SHA256SUMS"; });
+        paths = job.files.filter(isRecordFile);
         paths.forEach(function (p) {
           var chunk = manifests.chunk_for(core.record_of(p));
           if (chunk) chunks[core.published(chunk, false)] = true;
@@ -219,7 +232,7 @@ function verifySite(job) {
       }
       // Verifying the whole site also checks the code it ships.
       if (job.scope.scope === "all" && !job.files) {
-        Object.keys(listed).forEach(function (p) { if (p.indexOf("data/") !== 0) paths.push(p); });
+        Object.keys(listed).forEach(function (p) { if (!inData(p)) paths.push(p); });
       }
       return fetchAll(job.base, Object.keys(chunks).sort(), function (path, fetched) {
         read[path] = true;
@@ -243,10 +256,10 @@ function verifySite(job) {
         }
         return fetchAll(job.base, paths, function (path, fetched) {
           read[path] = true;
-          if (checksPages && fetched !== null && (path.indexOf("data/") === 0 || path.indexOf("assets/") === 0)) {
+          if (checksPages && fetched !== null && (inData(path) || path.indexOf("assets/") === 0)) {
             kept[path] = fetched;
           }
-          if (path.indexOf("data/") !== 0 || fetched === null) {
+          if (!inData(path) || fetched === null) {
             manifests.feed(path, fetched === null ? undefined : fetched, undefined);
             return null;
           }
@@ -269,7 +282,7 @@ function verifySite(job) {
     // data/SHA256SUMS does not list fails (a served site cannot be listed).
     if (!source || job.scope.scope !== "all" || job.files) return;
     Object.keys(source).sort().forEach(function (path) {
-      if (path.indexOf("data/") === 0 && path !== "data/SHA256SUMS" && !read[path]) {
+      if (isRecordFile(path) && !read[path]) {
         manifests.feed(path, source[path], undefined);
       }
     });
@@ -317,7 +330,7 @@ function verifySite(job) {
 function finishSite(job, root, pin, receipts, recomputed, kept, listed) {
   var marks = marksFor(job.marks, recomputed);
   recomputed.forEach(function (r) {
-    r.subject = "data/" + r.subject;
+    r.subject = core.published(r.subject, false);
     receipts.push(r);
   });
   var pages = checksPagesOf(job) ? checkPages(job, kept, listed, root) : Promise.resolve([]);
@@ -416,7 +429,7 @@ function unlisted(made, listed) {
   if (!source) return [];
   var known = {};
   made.concat(Object.keys(listed), ["SHA256SUMS", "statement.intoto.json"]).forEach(function (p) { known[p] = true; });
-  return Object.keys(source).filter(function (p) { return !known[p] && p.indexOf("data/") !== 0; }).sort();
+  return Object.keys(source).filter(function (p) { return !known[p] && !inData(p); }).sort();
 }
 
 // The page check: every page rendered again from the records and assets
@@ -456,23 +469,24 @@ function forPage(result) {
 function exportReport(job) {
   var bundle = new wasm_bindgen.Bundle();
   // The report carries the site's two manifests, which anchor it to the root digest.
-  var manifests = { "SHA256SUMS": null, "data/SHA256SUMS": null };
+  var manifests = { SHA256SUMS: null };
+  manifests[RECORDS_SUMS] = null;
   return fetchAll(job.base, job.files.concat(Object.keys(manifests)), function (path, bytes) {
     if (bytes === null) return;
     if (path in manifests) manifests[path] = new TextDecoder().decode(bytes);
-    else if (path.indexOf("data/") === 0) return addRecord(bundle, path, bytes, null);
+    else if (inData(path)) return addRecord(bundle, path, bytes, null);
   }, function (done, total) {
     progress(done, total);
   }).then(function () {
-    if (manifests.SHA256SUMS === null || manifests["data/SHA256SUMS"] === null) {
-      throw new Error("the site's SHA256SUMS and data/SHA256SUMS could not be fetched");
+    if (manifests.SHA256SUMS === null || manifests[RECORDS_SUMS] === null) {
+      throw new Error("the site's SHA256SUMS and " + RECORDS_SUMS + " could not be fetched");
     }
     // An experiment of many runs lists them in chunks: the report carries the run's.
-    var chunk = core.record_chunk(manifests["data/SHA256SUMS"], core.run_path(job.dir, job.run));
+    var chunk = core.record_chunk(manifests[RECORDS_SUMS], core.run_path(job.dir, job.run));
     var runSums = chunk ? get(new URL(core.published(chunk, false), job.base).href).then(function (b) { return new TextDecoder().decode(b); })
       : Promise.resolve(undefined);
     return runSums.then(function (runSums) {
-      var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests["data/SHA256SUMS"], runSums);
+      var text = bundle.export_report(job.dir, job.run, manifests.SHA256SUMS, manifests[RECORDS_SUMS], runSums);
       postMessage({ type: "export", name: job.run + ".report.json", text: text });
       return null;
     });

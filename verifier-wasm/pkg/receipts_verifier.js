@@ -87,6 +87,9 @@ let wasm_bindgen = (function(exports) {
                 wasm.__wbindgen_free(deferred7_0, deferred7_1, 1);
             }
         }
+        /**
+         * An empty bundle: add the records with `add`, then verify them.
+         */
         constructor() {
             const ret = wasm.bundle_new();
             this.__wbg_ptr = ret;
@@ -713,6 +716,24 @@ let wasm_bindgen = (function(exports) {
         return v2;
     }
     exports.record_of = record_of;
+
+    /**
+     * The site path of the records' manifest: `data/SHA256SUMS`.
+     * @returns {string}
+     */
+    function records_sums() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.records_sums();
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    exports.records_sums = records_sums;
 
     /**
      * The record (a path under `data/`) of run `run` of experiment `dir`.

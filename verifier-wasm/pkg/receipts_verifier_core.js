@@ -397,6 +397,24 @@ let receipts_core = (function(exports) {
     exports.record_of = record_of;
 
     /**
+     * The site path of the records' manifest: `data/SHA256SUMS`.
+     * @returns {string}
+     */
+    function records_sums() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.records_sums();
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    exports.records_sums = records_sums;
+
+    /**
      * The record (a path under `data/`) of run `run` of experiment `dir`.
      * @param {string} dir
      * @param {string} run

@@ -9,16 +9,20 @@ use crate::model::{Attempt, ModelPrice, PriceTable, ProviderCall, Run, Usage};
 /// A cost in USD: exact when `low == high`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Cost {
+    /// The least the cost can be, in USD.
     pub low: f64,
+    /// The most the cost can be, in USD.
     pub high: f64,
 }
 
 impl Cost {
+    /// No cost, exactly.
     pub const ZERO: Cost = Cost {
         low: 0.0,
         high: 0.0,
     };
 
+    /// A cost known exactly: `usd` at both ends.
     pub fn exact(usd: f64) -> Cost {
         Cost {
             low: usd,
@@ -26,6 +30,7 @@ impl Cost {
         }
     }
 
+    /// Whether the cost is known exactly (`low == high`).
     pub fn is_exact(&self) -> bool {
         self.low == self.high
     }

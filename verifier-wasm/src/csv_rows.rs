@@ -16,13 +16,22 @@ use csv_core::{ReadRecordResult, Reader};
 pub enum CsvError {
     /// A row has a different number of fields than the first row.
     Ragged {
+        /// The row's index, from 0, blank lines not counted.
         row: usize,
+        /// The line the row starts on, from 1.
         line: u64,
+        /// How many fields the row has.
         fields: usize,
+        /// How many fields the first row has.
         first: usize,
     },
     /// A row is not UTF-8 text.
-    NotUtf8 { row: usize, line: u64 },
+    NotUtf8 {
+        /// The row's index, from 0, blank lines not counted.
+        row: usize,
+        /// The line the row starts on, from 1.
+        line: u64,
+    },
 }
 
 impl fmt::Display for CsvError {

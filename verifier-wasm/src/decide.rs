@@ -19,6 +19,8 @@ struct Bound {
 /// The primary analyses a rule can read: its own experiment's (`None`) and,
 /// by id, the other experiments' of the study.
 pub trait Analyses {
+    /// The primary analysis of `experiment` (by id), or of the rule's own
+    /// experiment for `None`; `None` when there is none to read.
     fn analysis(&self, experiment: Option<&str>) -> Option<&Analysis>;
 }
 
@@ -31,7 +33,9 @@ impl Analyses for Analysis {
 
 /// An experiment's primary analysis with the other experiments' by id.
 pub struct WithOthers<'a> {
+    /// The primary analysis of the rule's own experiment.
     pub own: &'a Analysis,
+    /// The other experiments' primary analyses, by experiment id.
     pub others: &'a std::collections::BTreeMap<String, Analysis>,
 }
 
@@ -121,6 +125,7 @@ pub fn decide<A: Analyses + ?Sized>(rule: &Rule, analysis: &A) -> Outcome {
     }
 }
 
+/// The metric in words, as an outcome's explanation names it (`pass rate`).
 pub fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::PassRate => "pass rate",

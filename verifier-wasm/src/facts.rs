@@ -7,20 +7,59 @@
 //! run's calls, in the same order, so the results are the same to the bit.
 
 use crate::cost::{attempt_cost, Cost, MissingPrice};
-use crate::model::{CallStatus, PriceTable, ProviderCall, Run};
+use crate::model::{CallStatus, Cell, PriceTable, ProviderCall, Run};
 use crate::time::{self, UnixMillis};
+
+/// Where a run sits in its experiment: its id, its cell of the grid and the
+/// run it replaces. The facts and the build's run heads both carry one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunPlace {
+    /// The run's id, unique within its experiment.
+    pub id: String,
+    /// The task the run attempted.
+    pub task: String,
+    /// The profile it ran under.
+    pub profile: String,
+    /// Its seed.
+    pub seed: u64,
+    /// Its policy (how tiers were tried).
+    pub policy: String,
+    /// The run this one replaces, when it was a rerun.
+    pub replaces: Option<String>,
+}
+
+impl RunPlace {
+    /// The place of `run`, as its record says.
+    pub fn of(run: &Run) -> RunPlace {
+        RunPlace {
+            id: run.id.clone(),
+            task: run.task.clone(),
+            profile: run.profile.clone(),
+            seed: run.seed,
+            policy: run.policy.clone(),
+            replaces: run.replaces.clone(),
+        }
+    }
+
+    /// The run's cell of the grid.
+    pub fn cell(&self) -> Cell<'_> {
+        Cell {
+            task: &self.task,
+            profile: &self.profile,
+            seed: self.seed,
+            policy: &self.policy,
+        }
+    }
+}
 
 /// The facts of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFacts {
-    pub id: String,
-    pub task: String,
-    pub profile: String,
-    pub seed: u64,
-    pub policy: String,
-    pub replaces: Option<String>,
+    /// The run's id and cell.
+    pub place: RunPlace,
     /// Whether any attempt made a provider call.
     pub reached_provider: bool,
+    /// The facts of each attempt, in the record's order.
     pub attempts: Vec<AttemptFacts>,
     /// The earliest provider call start, and as it was recorded.
     pub first_call: Option<(UnixMillis, String)>,
@@ -81,12 +120,14 @@ pub fn try_wall_ms(run: &Run) -> Result<u64, String> {
 /// its request id is changed. Each is the first 16 bytes of a SHA-256.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CallKey {
+    /// The digest of the call's request id.
     pub request: [u8; 16],
     /// `None` for a call without usage: calls that timed out alike look alike.
     pub content: Option<[u8; 16]>,
 }
 
 impl CallKey {
+    /// The keys of `call`.
     pub fn of(call: &crate::model::ProviderCall) -> CallKey {
         // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
         let content = call.usage.map(|u| {
@@ -126,7 +167,9 @@ fn prefix(bytes: &[u8]) -> [u8; 16] {
 /// The facts of one attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptFacts {
+    /// The tier the attempt was made on, by id.
     pub tier: String,
+    /// How long the attempt took, in milliseconds, as recorded.
     pub duration_ms: u64,
     /// When it ended (its start plus its duration), `i64::MAX` when its start does not parse.
     pub ended_ms: i64,
@@ -142,8 +185,9 @@ pub struct AttemptFacts {
     pub empty_responses: u64,
     /// Calls that repeat an earlier call (`retry_of`).
     pub retries: u64,
-    /// Completion tokens and latency, over the calls whose usage is known.
+    /// Completion tokens, over the calls whose usage is known.
     pub completion_tokens: u64,
+    /// Call latency in milliseconds, over the calls whose usage is known.
     pub latency_ms: u64,
 }
 
@@ -186,12 +230,7 @@ impl RunFacts {
             calls: run.calls().map(CallKey::of).collect(),
             wall_ms: wall_ms(run),
             last_round: last_round(run),
-            id: run.id.clone(),
-            task: run.task.clone(),
-            profile: run.profile.clone(),
-            seed: run.seed,
-            policy: run.policy.clone(),
-            replaces: run.replaces.clone(),
+            place: RunPlace::of(run),
             reached_provider: run.reached_provider(),
             attempts,
             first_call,
@@ -231,10 +270,12 @@ impl RunFacts {
             .map(|(_, _, a)| a.tier.as_str())
     }
 
+    /// Calls that stopped on their output budget, over every attempt.
     pub fn truncations(&self) -> u64 {
         self.attempts.iter().map(|a| a.truncations).sum()
     }
 
+    /// Calls that timed out, over every attempt.
     pub fn timeouts(&self) -> u64 {
         self.attempts.iter().map(|a| a.timeouts).sum()
     }

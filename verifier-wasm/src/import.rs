@@ -13,7 +13,9 @@ use serde::Serialize;
 pub struct Prepared {
     /// The record's file stem, from the log's file name.
     pub name: String,
+    /// The record derived from the log.
     pub record: ImportedEval,
+    /// The log as read, to check the record against.
     pub log: Log,
 }
 
@@ -93,8 +95,11 @@ fn pretty<T: Serialize>(record: &T) -> Vec<u8> {
 
 /// An OpenTelemetry export read, with its name and bytes.
 pub struct OtelFile {
+    /// The export's file name, as given.
     pub file_name: String,
+    /// The export's bytes, as read.
     pub bytes: Vec<u8>,
+    /// The export parsed: its spans or its log events.
     pub export: Export,
 }
 
@@ -129,9 +134,13 @@ impl OtelFile {
 /// A trace export read and its record derived, with the log exports
 /// whose events belong to its spans.
 pub struct PreparedTraces<'f> {
+    /// The record's file stem, from the trace export's file name.
     pub name: String,
+    /// The record derived from the exports.
     pub record: ImportedTraces,
+    /// The trace export.
     pub traces: &'f OtelFile,
+    /// The log exports whose events belong to the trace export's spans.
     pub events: Vec<&'f OtelFile>,
 }
 

@@ -7,6 +7,8 @@
 //! The same code is compiled natively for the `receipts` command and to
 //! WebAssembly for the browser, so both recompute identical results.
 
+#![warn(missing_docs)]
+
 pub mod anchor;
 mod btree;
 pub mod checks;
@@ -27,6 +29,7 @@ pub mod model;
 pub mod numbers;
 pub mod otel;
 pub mod prereg;
+pub mod results_table;
 pub mod time;
 pub mod verify;
 pub mod wire;

@@ -16,6 +16,7 @@ use crate::model::{Analysis, CostBound, Experiment, PolicyNumbers, TierNumbers};
 /// A run's facts with the recomputed verdict of each of its attempts.
 #[derive(Debug, Clone, Copy)]
 pub struct JudgedRun<'a> {
+    /// The run's facts.
     pub run: &'a RunFacts,
     /// Whether each attempt passed every check, in attempt order.
     pub attempts_passed: &'a [bool],
@@ -32,9 +33,9 @@ impl JudgedRun<'_> {
 /// and is not a rerun, plus each rerun of a run that never reached it.
 pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
     let by_id: BTreeMap<&str, &RunFacts> =
-        crate::btree::map(runs.iter().map(|j| (j.run.id.as_str(), j.run)));
+        crate::btree::map(runs.iter().map(|j| (j.run.place.id.as_str(), j.run)));
     runs.iter()
-        .filter(|j| match &j.run.replaces {
+        .filter(|j| match &j.run.place.replaces {
             None => j.run.reached_provider,
             Some(old) => by_id.get(old.as_str()).is_none_or(|r| !r.reached_provider),
         })
@@ -45,9 +46,9 @@ pub fn primary_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
 /// The runs a rerun-replaces-original analysis counts: every run no other run replaces.
 pub fn latest_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
     let replaced: BTreeSet<&str> =
-        crate::btree::set(runs.iter().filter_map(|j| j.run.replaces.as_deref()));
+        crate::btree::set(runs.iter().filter_map(|j| j.run.place.replaces.as_deref()));
     runs.iter()
-        .filter(|j| !replaced.contains(j.run.id.as_str()))
+        .filter(|j| !replaced.contains(j.run.place.id.as_str()))
         .copied()
         .collect()
 }
@@ -58,7 +59,7 @@ pub fn analyze(experiment: &Experiment, runs: &[JudgedRun<'_>]) -> Result<Analys
     for policy in &experiment.policies {
         let of_policy: Vec<JudgedRun<'_>> = runs
             .iter()
-            .filter(|j| j.run.policy == policy.id)
+            .filter(|j| j.run.place.policy == policy.id)
             .copied()
             .collect();
         if !of_policy.is_empty() {
@@ -78,7 +79,7 @@ fn policy_numbers(policy: &str, runs: &[JudgedRun<'_>]) -> Result<PolicyNumbers,
     let passed = runs.iter().filter(|j| j.passed()).count();
     let mut per_seed: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
     for j in runs {
-        let e = per_seed.entry(j.run.seed).or_default();
+        let e = per_seed.entry(j.run.place.seed).or_default();
         e.0 += usize::from(j.passed());
         e.1 += 1;
     }
@@ -163,11 +164,11 @@ fn per_second(tokens: u64, ms: u64) -> f64 {
 pub fn result_row(run: &RunFacts, passed: bool) -> Result<crate::model::ResultRow, MissingPrice> {
     let cost = run.cost()?;
     Ok(crate::model::ResultRow {
-        run: run.id.clone(),
-        task: run.task.clone(),
-        profile: run.profile.clone(),
-        seed: run.seed,
-        policy: run.policy.clone(),
+        run: run.place.id.clone(),
+        task: run.place.task.clone(),
+        profile: run.place.profile.clone(),
+        seed: run.place.seed,
+        policy: run.place.policy.clone(),
         tiers: run.tiers_tried().join(">"),
         passed,
         cost_usd_low: cost.low,
@@ -175,7 +176,7 @@ pub fn result_row(run: &RunFacts, passed: bool) -> Result<crate::model::ResultRo
         time_s: run.seconds(),
         truncations: run.truncations(),
         timeouts: run.timeouts(),
-        replaces: run.replaces.clone().unwrap_or_default(),
+        replaces: run.place.replaces.clone().unwrap_or_default(),
     })
 }
 
@@ -188,6 +189,7 @@ pub fn pct(part: usize, whole: usize) -> f64 {
     }
 }
 
+/// The arithmetic mean; 0 for no values.
 pub fn mean(xs: &[f64]) -> f64 {
     if xs.is_empty() {
         0.0

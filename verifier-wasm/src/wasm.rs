@@ -42,6 +42,7 @@ pub struct Bundle {
 #[cfg(feature = "recompute")]
 #[wasm_bindgen]
 impl Bundle {
+    /// An empty bundle: add the records with `add`, then verify them.
     #[wasm_bindgen(constructor)]
     pub fn new() -> Bundle {
         Bundle::default()
@@ -122,6 +123,12 @@ pub fn is_gzipped_record(path: &str) -> bool {
 #[wasm_bindgen]
 pub fn is_shared_record(rel: &str) -> bool {
     crate::layout::is_shared(rel)
+}
+
+/// The site path of the records' manifest: `data/SHA256SUMS`.
+#[wasm_bindgen]
+pub fn records_sums() -> String {
+    crate::layout::RECORDS_SUMS.to_string()
 }
 
 /// The record (a path under `data/`) of run `run` of experiment `dir`.

@@ -24,7 +24,24 @@ struct Frame {
     y: (f64, f64),
 }
 
+/// The height of one row of a chart drawn in rows.
+const ROW_HEIGHT: f64 = 34.0;
+
 impl Frame {
+    /// A chart of `rows` rows, their labels in a `left` margin, over `x`.
+    fn rows(rows: usize, left: f64, x: (f64, f64)) -> Frame {
+        Frame {
+            width: 640.0,
+            height: 44.0 + 16.0 + ROW_HEIGHT * rows as f64,
+            left,
+            right: 24.0,
+            top: 16.0,
+            bottom: 44.0,
+            x,
+            y: (0.0, rows as f64),
+        }
+    }
+
     fn px(&self, x: f64) -> f64 {
         let (lo, hi) = self.x;
         let span = if hi > lo { hi - lo } else { 1.0 };
@@ -277,17 +294,11 @@ const MAX_POINTS: usize = 1500;
 /// Each run's time, one row of dots per policy, with the median marked. A
 /// row with more than a few hundred runs shows an even sample of them.
 pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
-    let row_height = 34.0;
-    let f = Frame {
-        width: 640.0,
-        height: 44.0 + 16.0 + row_height * rows.len() as f64,
-        left: 150.0,
-        right: 24.0,
-        top: 16.0,
-        bottom: 44.0,
-        x: range(rows.iter().flat_map(|(_, xs)| xs.iter().copied()), true),
-        y: (0.0, rows.len() as f64),
-    };
+    let f = Frame::rows(
+        rows.len(),
+        150.0,
+        range(rows.iter().flat_map(|(_, xs)| xs.iter().copied()), true),
+    );
     let desc: Vec<String> = rows
         .iter()
         .map(|(label, xs)| {
@@ -342,17 +353,11 @@ pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
 
 /// Total cost per tier as bars; the part of a bound above its low end is drawn apart.
 pub fn cost_by_tier(id: &str, bars: &[(String, f64, f64)]) -> String {
-    let row_height = 34.0;
-    let f = Frame {
-        width: 640.0,
-        height: 44.0 + 16.0 + row_height * bars.len() as f64,
-        left: 150.0,
-        right: 24.0,
-        top: 16.0,
-        bottom: 44.0,
-        x: range(bars.iter().map(|(_, _, high)| *high), true),
-        y: (0.0, bars.len() as f64),
-    };
+    let f = Frame::rows(
+        bars.len(),
+        150.0,
+        range(bars.iter().map(|(_, _, high)| *high), true),
+    );
     let desc: Vec<String> = bars
         .iter()
         .map(|(l, lo, hi)| format!("{l}: ${lo:.4}–{hi:.4}"))

@@ -42,21 +42,11 @@ pub fn run_timeline(id: &str, rows: &[TimelineRow]) -> Option<String> {
     if rows.iter().all(|r| r.calls.is_empty()) {
         return None;
     }
-    let row_height = 34.0;
     let ends = rows.iter().flat_map(|r| {
         let calls = r.calls.iter().map(|c| r.start_s + c.start_s + c.seconds);
         calls.chain([r.start_s + r.duration_s])
     });
-    let f = Frame {
-        width: 640.0,
-        height: 44.0 + 16.0 + row_height * rows.len() as f64,
-        left: 80.0,
-        right: 24.0,
-        top: 16.0,
-        bottom: 44.0,
-        x: range(ends, true),
-        y: (0.0, rows.len() as f64),
-    };
+    let f = Frame::rows(rows.len(), 80.0, range(ends, true));
     let desc: Vec<String> = rows
         .iter()
         .map(|r| {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::error::BuildError;
-use crate::{load, report, validate};
+use crate::{export, load, validate};
 
 use super::{Failure, Out};
 
@@ -42,7 +42,7 @@ pub fn run(args: Args, stdout: Out) -> Result<(), Failure> {
         (load::load(&args.root).map_err(BuildError::from)?, None)
     };
     validate::validate(&corpus).map_err(BuildError::from)?;
-    let report = report::export(&corpus, &args.run, sums.as_deref()).map_err(BuildError::from)?;
+    let report = export::export(&corpus, &args.run, sums.as_deref()).map_err(BuildError::from)?;
     let mut bytes = serde_json::to_vec_pretty(&report).context("serializing the report")?;
     bytes.push(b'\n');
     let out = args

@@ -1,20 +1,15 @@
 //! `receipts serve [--port N] [--open]`.
 
-use std::path::PathBuf;
-
 use crate::build::BuildOptions;
 use crate::serve::{serve, ServeOptions};
 
+use super::build::SiteArgs;
 use super::{Failure, Out};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The directory holding experiments/, showcase/ and docs/.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
-    /// Where the site is built.
-    #[arg(long, default_value = "site")]
-    pub out: PathBuf,
+    #[command(flatten)]
+    pub site: SiteArgs,
     /// The port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
@@ -24,22 +19,17 @@ pub struct Args {
     /// Open the site in the default browser.
     #[arg(long)]
     pub open: bool,
-    /// For sites of many runs: publish run records gzipped
-    /// (data/<experiment>/runs/<run>.json.gz) and compact run pages, whose
-    /// replay the browser draws from the record.
-    #[arg(long)]
-    pub compress_records: bool,
 }
 
 pub fn run(args: Args, _out: Out) -> Result<(), Failure> {
     let build = BuildOptions {
-        root: args.root,
-        out: args.out,
+        root: args.site.root,
+        out: args.site.out,
         quiet: true,
         templates: None,
         background_cleanup: true,
         cache: Some(Default::default()),
-        compress_records: args.compress_records,
+        compress_records: args.site.compress_records,
         in_place: None,
     };
     serve(ServeOptions {

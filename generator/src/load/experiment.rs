@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use receipts_verifier::model::{
-    Deviations, Experiment, GitAnchor, ModelCheck, ResultRow, Run, Summary, GIT_ANCHOR_FILE,
-    MODEL_CHECK_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
+    Deviations, Experiment, GitAnchor, ModelCheck, Run, Summary, GIT_ANCHOR_FILE, MODEL_CHECK_FILE,
+    TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
 
 use super::{expect_stem, file_name, safe_join, Corpus, KeptHead, Reader, MAX_FILE_BYTES};
@@ -16,6 +16,8 @@ use crate::error::InputError;
 use crate::gzip;
 use crate::head::RunHead;
 use crate::parse;
+use receipts_verifier::layout;
+use receipts_verifier::results_table::ResultsTable;
 
 #[derive(Debug)]
 pub struct LoadedExperiment {
@@ -27,9 +29,7 @@ pub struct LoadedExperiment {
     pub summary: Option<Summary>,
     /// The summary's bytes: verification judges its numbers as written.
     pub summary_text: Option<Vec<u8>>,
-    pub results: Option<Vec<ResultRow>>,
-    /// The results table's bytes, for the same reason.
-    pub results_text: Option<Vec<u8>>,
+    pub results: Option<ResultsTable>,
     pub deviations: Option<Deviations>,
     /// `models.json`: the model-id smoke test, when there is one.
     pub models: Option<ModelCheck>,
@@ -91,7 +91,7 @@ pub fn read_run(
     loaded: &LoadedExperiment,
     index: usize,
 ) -> Result<(Run, Vec<u8>), InputError> {
-    let rel = loaded.run_path(&loaded.runs[index].id);
+    let rel = loaded.run_path(&loaded.runs[index].place.id);
     let name = format!("{}/{rel}", corpus.records_name);
     let path = corpus.records_dir.join(&rel);
     let files = &corpus.files;
@@ -155,14 +155,13 @@ impl Reader<'_> {
             (None, None)
         };
         let results_path = dir.join("results.csv");
-        let (results, results_text) = if self.is_file(&results_path) {
+        let results = if self.is_file(&results_path) {
             let bytes = self.read(&results_path)?;
-            (
-                Some(parse::csv_rows(&self.name(&results_path), &bytes)?),
-                Some(bytes),
-            )
+            let table = ResultsTable::parse(&bytes)
+                .map_err(|e| InputError::at(self.name(&results_path), e.place, e.message))?;
+            Some(table)
         } else {
-            (None, None)
+            None
         };
         let deviations_path = dir.join("deviations.json");
         let deviations = if self.is_file(&deviations_path) {
@@ -195,7 +194,7 @@ impl Reader<'_> {
             },
             git_found: None,
         };
-        let runs_dir = dir.join("runs");
+        let runs_dir = dir.join(layout::RUNS_DIR);
         let runs = if self.is_dir(&runs_dir)? {
             self.runs(&runs_dir, &experiment)?
         } else {
@@ -208,7 +207,6 @@ impl Reader<'_> {
             summary,
             summary_text,
             results,
-            results_text,
             deviations,
             models,
             anchors,

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use receipts_verifier::layout;
 use receipts_verifier::model::{harness_run_path, harness_suite_path, HarnessRun, HarnessSuite};
 
 use super::Reader;
@@ -36,7 +37,7 @@ impl Reader<'_> {
         self.each_suite(dir, |sub| {
             let (dir, suite): (String, HarnessSuite) =
                 self.suite_file(sub, "harness.json", "harness suite")?;
-            let runs = self.members(sub, "runs", "run", &suite.id)?;
+            let runs = self.members(sub, layout::RUNS_DIR, "run", &suite.id)?;
             Ok(LoadedSuite { dir, suite, runs })
         })
     }

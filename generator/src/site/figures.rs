@@ -79,7 +79,7 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
     for p in &e.policies {
         let xs: Vec<f64> = counted
             .iter()
-            .filter(|j| j.run.policy == p.id)
+            .filter(|j| j.run.place.policy == p.id)
             .map(|j| j.run.seconds())
             .collect();
         if xs.is_empty() {
@@ -112,7 +112,11 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         })
         .collect();
 
-    let heads: BTreeMap<&str, &RunHead> = loaded.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let heads: BTreeMap<&str, &RunHead> = loaded
+        .runs
+        .iter()
+        .map(|r| (r.place.id.as_str(), r))
+        .collect();
     let start = counted
         .iter()
         .filter_map(|j| j.run.first_call.as_ref().map(|(t, _)| t.0))
@@ -121,7 +125,7 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
     let series: Vec<String> = e.tiers.iter().map(|t| t.id.clone()).collect();
     let mut calls: Vec<CallPoint> = Vec::new();
     for j in &counted {
-        let Some(head) = heads.get(j.run.id.as_str()) else {
+        let Some(head) = heads.get(j.run.place.id.as_str()) else {
             continue;
         };
         calls.extend(head.calls.iter().map(|c| CallPoint {

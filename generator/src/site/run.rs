@@ -135,11 +135,15 @@ pub fn neighbours(loaded: &LoadedExperiment) -> Neighbours<'_> {
     };
     for (i, r) in loaded.runs.iter().enumerate() {
         n.cells
-            .entry((r.task.as_str(), r.profile.as_str(), r.seed))
+            .entry((
+                r.place.task.as_str(),
+                r.place.profile.as_str(),
+                r.place.seed,
+            ))
             .or_default()
             .push(i);
-        if let Some(old) = &r.replaces {
-            n.replaced_by.insert(old.as_str(), r.id.as_str());
+        if let Some(old) = &r.place.replaces {
+            n.replaced_by.insert(old.as_str(), r.place.id.as_str());
         }
     }
     n
@@ -183,18 +187,18 @@ pub fn run_row(
     let status = overall(&verification.receipts);
     let facts = &verification.facts;
     RunRow {
-        id: head.id.clone(),
-        href: run_href(&head.id),
+        id: head.place.id.clone(),
+        href: run_href(&head.place.id),
         experiment: loaded.experiment.id.clone(),
-        task: head.task.clone(),
-        profile: head.profile.clone(),
-        seed: head.seed,
-        policy: head.policy.clone(),
+        task: head.place.task.clone(),
+        profile: head.place.profile.clone(),
+        seed: head.place.seed,
+        policy: head.place.policy.clone(),
         tiers: facts.tiers_tried().join(" → "),
         passed: verification.passed(),
         cost: facts.cost().unwrap_or_default(),
         time_s: facts.seconds(),
-        replaces: head.replaces.clone().unwrap_or_default(),
+        replaces: head.place.replaces.clone().unwrap_or_default(),
         verified: label(&status),
         mark: mark(status).to_string(),
         truncated: facts.truncations() > 0,
@@ -285,13 +289,15 @@ pub fn run_view(
             .map(|&i| {
                 let other = &loaded.runs[i];
                 CompareLink {
-                    id: other.id.clone(),
-                    label: other.policy.clone(),
+                    id: other.place.id.clone(),
+                    label: other.place.policy.clone(),
                 }
             })
             .collect(),
-        prev: index.checked_sub(1).map(|i| run_href(&loaded.runs[i].id)),
-        next: loaded.runs.get(index + 1).map(|r| run_href(&r.id)),
+        prev: index
+            .checked_sub(1)
+            .map(|i| run_href(&loaded.runs[i].place.id)),
+        next: loaded.runs.get(index + 1).map(|r| run_href(&r.place.id)),
         compact: gzipped,
         timeline: if gzipped {
             None

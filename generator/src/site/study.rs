@@ -256,7 +256,7 @@ fn hypotheses(
                     .iter()
                     .find(|e| e.dir == dir)
                     .map_or(0, |e| {
-                        e.runs.iter().filter(|r| r.policy == m.policy).count()
+                        e.runs.iter().filter(|r| r.place.policy == m.policy).count()
                     });
                 runs.push(RunsLink {
                     experiment: dir.to_string(),

@@ -95,13 +95,13 @@ fn validate_records(corpus: &Corpus, object_names: bool) -> Result<(), InputErro
         let file = format!("experiments/{}/experiment.json", loaded.dir);
         experiment(corpus, &file, &loaded.experiment)?;
         for run in &loaded.runs {
-            if let Some(other) = run_ids.insert(&run.id, &loaded.dir) {
+            if let Some(other) = run_ids.insert(&run.place.id, &loaded.dir) {
                 return Err(InputError::at(
-                    format!("experiments/{}", loaded.run_path(&run.id)),
+                    format!("experiments/{}", loaded.run_path(&run.place.id)),
                     "id",
                     format!(
                         "duplicate run id `{}` (also in experiments/{other})",
-                        run.id
+                        run.place.id
                     ),
                 ));
             }

@@ -40,7 +40,9 @@ pub const MAX_STEPS: u32 = 10_000;
 /// The result of evaluating a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
+    /// A 64-bit signed integer.
     Int(i64),
+    /// A boolean.
     Bool(bool),
 }
 
@@ -65,42 +67,99 @@ impl fmt::Display for Value {
 /// Why a program could not be parsed or evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExprError {
+    /// The source is longer than [`MAX_SOURCE_BYTES`].
     #[error("the program is {len} bytes long, more than the limit of {max} bytes")]
-    SourceTooLong { len: usize, max: usize },
+    SourceTooLong {
+        /// The source's length, in bytes.
+        len: usize,
+        /// The limit it exceeds, in bytes.
+        max: usize,
+    },
+    /// The source holds nothing but whitespace.
     #[error("empty program")]
     EmptyProgram,
+    /// A character that starts no token.
     #[error("unexpected character {ch:?} at byte {offset}")]
-    UnexpectedChar { ch: char, offset: usize },
-    #[error("integer literal at byte {offset} does not fit in a 64-bit signed integer")]
-    IntegerTooLarge { offset: usize },
-    #[error("unexpected {found} at byte {offset}, expected {expected}")]
-    UnexpectedToken {
-        found: String,
-        expected: &'static str,
+    UnexpectedChar {
+        /// The offending character.
+        ch: char,
+        /// Its byte offset in the source.
         offset: usize,
     },
+    /// A decimal literal outside the range of `i64`.
+    #[error("integer literal at byte {offset} does not fit in a 64-bit signed integer")]
+    IntegerTooLarge {
+        /// The literal's byte offset in the source.
+        offset: usize,
+    },
+    /// A token the grammar does not allow where it stands.
+    #[error("unexpected {found} at byte {offset}, expected {expected}")]
+    UnexpectedToken {
+        /// The token found, described for a reader (e.g. ``identifier `x` ``).
+        found: String,
+        /// What the grammar allows at that point, in words.
+        expected: &'static str,
+        /// The token's byte offset in the source.
+        offset: usize,
+    },
+    /// A variable name directly followed by `(`, read as a function call.
     #[error("function calls are not allowed: `{name}(` at byte {offset}")]
-    CallNotAllowed { name: String, offset: usize },
+    CallNotAllowed {
+        /// The name before the parenthesis.
+        name: String,
+        /// The name's byte offset in the source.
+        offset: usize,
+    },
+    /// Two comparison operators chained without parentheses, as in `a < b < c`.
     #[error(
         "comparison operators cannot be chained (at byte {offset}); combine comparisons with `&&`"
     )]
-    ChainedComparison { offset: usize },
+    ChainedComparison {
+        /// The second comparison operator's byte offset in the source.
+        offset: usize,
+    },
+    /// Parentheses, unary operators and `if`s nested deeper than [`MAX_DEPTH`].
     #[error("nesting deeper than {max} levels at byte {offset}")]
-    TooDeep { offset: usize, max: usize },
+    TooDeep {
+        /// The byte offset of the construct that exceeds the limit.
+        offset: usize,
+        /// The nesting limit.
+        max: usize,
+    },
+    /// A variable the environment does not define.
     #[error("unknown variable `{name}`")]
-    UnknownVariable { name: String },
+    UnknownVariable {
+        /// The variable's name.
+        name: String,
+    },
+    /// An operator or `if` applied to a value of the wrong type.
     #[error("type error: `{op}` expects {expected} but got {found}")]
     TypeMismatch {
+        /// The operator's symbol, or `if` for a condition.
         op: &'static str,
+        /// The type or types the operator accepts.
         expected: &'static str,
+        /// The type or types it was given.
         found: &'static str,
     },
+    /// An arithmetic result, or a negation, outside the range of `i64`.
     #[error("integer overflow in `{op}`")]
-    Overflow { op: &'static str },
+    Overflow {
+        /// The operator's symbol.
+        op: &'static str,
+    },
+    /// A `/` or `%` whose right operand is zero.
     #[error("division by zero in `{op}`")]
-    DivisionByZero { op: &'static str },
+    DivisionByZero {
+        /// The operator's symbol, `/` or `%`.
+        op: &'static str,
+    },
+    /// Evaluation took more than the allowed number of steps.
     #[error("evaluation exceeded the limit of {max} steps")]
-    StepLimitExceeded { max: u32 },
+    StepLimitExceeded {
+        /// The step limit that was exceeded.
+        max: u32,
+    },
 }
 
 /// A parsed program, ready to evaluate: postfix code for a value stack.

@@ -20,6 +20,7 @@ use crate::model::{CheckSpec, InputDigests, Task};
 /// What a check needs to run.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckContext<'a> {
+    /// The task whose checks are run.
     pub task: &'a Task,
     /// The bytes of each task input, by path.
     pub inputs: &'a BTreeMap<String, Vec<u8>>,
@@ -32,8 +33,11 @@ pub struct CheckContext<'a> {
 /// A check's verdict and the evidence for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckOutcome {
+    /// The id of the check, as the task names it.
     pub check: String,
+    /// The check's kind as written in the record, e.g. `exact-quotes`.
     pub kind: String,
+    /// Whether the check passed.
     pub passed: bool,
     /// One line saying why, suitable for a table cell.
     pub detail: String,
@@ -46,8 +50,11 @@ pub struct CheckOutcome {
 pub struct Evidence {
     /// Which quote, row, input or case.
     pub item: String,
+    /// Whether this item passed.
     pub passed: bool,
+    /// What the check required of this item, in words or as the expected value.
     pub expected: String,
+    /// What the check found for this item, or why it found nothing.
     pub got: String,
 }
 

@@ -24,6 +24,7 @@ pub struct Names {
 pub const TOTALS: [&str; 4] = ["runs", "calls", "output_tokens", "total_cost_usd"];
 
 impl Names {
+    /// The names `experiments` and `study` (if any) define.
     pub fn new<'e>(
         experiments: impl IntoIterator<Item = &'e Experiment>,
         study: Option<&Study>,

@@ -16,7 +16,9 @@ use super::unit::Unit;
 /// One experiment's recomputed analyses.
 #[derive(Debug, Clone, Copy)]
 pub struct ExperimentFigures<'a> {
+    /// The primary analysis, the one a figure path naming none reads.
     pub primary: &'a Analysis,
+    /// The secondary analyses, by the id a figure path names them by.
     pub secondary: &'a BTreeMap<String, Analysis>,
     /// Policies whose cells did not all run: a rule over them is not decided.
     pub incomplete: &'a BTreeSet<String>,
@@ -47,6 +49,7 @@ enum Slot {
 }
 
 impl<'a> Figures<'a> {
+    /// Adds the figures of the experiment a figure path names `experiment`.
     pub fn add(&mut self, experiment: &'a str, figures: ExperimentFigures<'a>) {
         self.experiments.insert(experiment, figures);
     }
@@ -157,6 +160,7 @@ impl<'a> Figures<'a> {
         (value, unit)
     }
 
+    /// The figures of the experiment named `id`, if they were added.
     pub fn experiment(&self, id: &str) -> Option<&ExperimentFigures<'a>> {
         self.experiments.get(id)
     }
@@ -317,7 +321,9 @@ fn derived_name(name: &str, named: &BTreeMap<String, Target>, depth: usize) -> b
 /// A rule's view of the study: its own experiment's primary analysis, and
 /// the others' by id.
 pub struct Within<'f, 'a> {
+    /// The study's figures, for the other experiments.
     pub figures: &'f Figures<'a>,
+    /// The primary analysis of the rule's own experiment.
     pub own: &'f Analysis,
 }
 

@@ -5,11 +5,14 @@
 /// with lost usage), when the truth lies between them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bound {
+    /// The least the figure can be.
     pub low: f64,
+    /// The most the figure can be.
     pub high: f64,
 }
 
 impl Bound {
+    /// A figure known exactly: `v` at both ends.
     pub fn exact(v: f64) -> Bound {
         Bound { low: v, high: v }
     }
@@ -46,10 +49,15 @@ impl Bound {
 /// What a claim's text says: one number or a range, signed by its words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claimed {
+    /// The lower number written (the only one, for one number), signed by
+    /// the words.
     pub low: f64,
+    /// The higher number written (the only one, for one number), signed by
+    /// the words.
     pub high: f64,
-    /// Half a unit of the last decimal written, for each end.
+    /// Half a unit of the last decimal written, for the low end.
     pub half_low: f64,
+    /// Half a unit of the last decimal written, for the high end.
     pub half_high: f64,
     /// The sign its words give (`lower` −1, `higher` +1), if any.
     pub sign: Option<f64>,

@@ -20,7 +20,12 @@ pub enum Segment {
     /// Prose, as written.
     Text(String),
     /// A number bound to what it claims: `[text](#target)`.
-    Bound { text: String, target: Target },
+    Bound {
+        /// The link's text: the number as written.
+        text: String,
+        /// What the number claims.
+        target: Target,
+    },
     /// A number that is not measured, marked as such: `[text](#registered)`.
     Registered(String),
 }
@@ -28,6 +33,7 @@ pub enum Segment {
 /// What a bound number claims.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
+    /// A figure as it is.
     Figure(Figure),
     /// `change(a,b)`: the relative change from `b` to `a`, in percent.
     Change(Figure, Figure),
@@ -63,7 +69,9 @@ impl std::fmt::Display for Target {
 /// figure the study names).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Figure {
+    /// A policy's figure in one of an experiment's analyses.
     Policy(FigurePath),
+    /// The study's figure of this name (`study.<name>`).
     Study(String),
 }
 
@@ -83,9 +91,13 @@ pub const STUDY: &str = "study";
 /// being the primary one when none is named.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FigurePath {
+    /// The experiment, by its id (`E02`).
     pub experiment: String,
+    /// The secondary analysis's id, or `None` for the primary analysis.
     pub analysis: Option<String>,
+    /// The policy's id.
     pub policy: String,
+    /// The figure's field in the policy's recomputed numbers (`pass_rate_pct`).
     pub field: String,
 }
 

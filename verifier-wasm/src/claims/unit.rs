@@ -40,6 +40,7 @@ impl Unit {
         }
     }
 
+    /// The unit in words, as an error message names it (`a cost in USD`).
     pub fn name(self) -> &'static str {
         match self {
             Unit::Percent => "a rate in percent",

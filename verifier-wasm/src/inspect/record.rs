@@ -23,15 +23,21 @@ pub fn inspect_record_path(dir: &str, name: &str) -> String {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ImportedEval {
+    /// The record format's version.
     pub format_version: FormatVersion,
     /// Always `"inspect_eval"`.
     pub kind: ImportedEvalKind,
+    /// The original log, kept in `objects/` by its digest.
     pub source: Source,
+    /// The task's name, as the log gives it.
     pub task: String,
+    /// The model evaluated, as the log names it.
     pub model: String,
     /// `success`, `error`, `cancelled` or `started`, as the log says.
     pub status: String,
+    /// When the evaluation was created, as the log writes the time.
     pub created: String,
+    /// How many epochs each sample ran (1 when the log does not say).
     pub epochs: u32,
     /// The evaluation's error, when it stopped on one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,13 +48,16 @@ pub struct ImportedEval {
     pub samples: Vec<SampleRecord>,
 }
 
+/// The `kind` of an [`ImportedEval`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ImportedEvalKind {
+    /// An evaluation imported from an Inspect AI log (`"inspect_eval"`).
     InspectEval,
 }
 
+/// One scorer × reducer of an imported evaluation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -65,27 +74,38 @@ pub struct ScorerLine {
     pub metrics: BTreeMap<String, Option<f64>>,
 }
 
+/// One sample × epoch of an imported evaluation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SampleRecord {
+    /// The sample's id in the dataset, as text.
     pub id: String,
+    /// Which epoch of the sample this is, counting from 1.
     pub epoch: u32,
     /// The input as text (a list of messages is in `messages`).
     pub input: String,
+    /// The sample's targets, one or several.
     pub target: Vec<String>,
+    /// The options of a multiple-choice sample; absent for any other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<String>>,
+    /// The text of the final output, `""` when there was none.
     pub completion: String,
+    /// Why the model stopped generating the final output (`stop`, …), when
+    /// the log says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// Tokens over every model call of the sample; absent when none was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The error the sample stopped on, if it stopped on one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// When the sample started, as the log writes the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
+    /// When the sample completed, as the log writes the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<String>,
     /// Scores by the scorer's key.
@@ -94,12 +114,14 @@ pub struct SampleRecord {
     pub messages: Vec<Message>,
 }
 
+/// One score of a sample × epoch, as the log records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRecord {
     /// As the log records it: `C`, `I`, a number, …; `null` for unscored.
     pub value: Value,
+    /// The answer the scorer read from the output, where it records one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
 }
@@ -111,25 +133,33 @@ pub struct ScoreRecord {
 pub struct Message {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
+    /// The message's text: its content when that is a string, else its text
+    /// parts joined by newlines.
     pub text: String,
     /// Reasoning the provider returned, where it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// The tools an assistant message calls.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the call it answers, and the tool's error if it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// For a tool message whose tool failed: the error's message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
+/// A call to a tool, as an assistant message makes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
+    /// The call's id, which the tool message answering it names.
     pub id: String,
+    /// The name of the tool called.
     pub function: String,
+    /// The arguments of the call, as the log records them.
     pub arguments: Value,
 }
 

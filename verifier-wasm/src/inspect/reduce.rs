@@ -62,12 +62,21 @@ pub fn pairwise_sum(a: &[f64]) -> f64 {
 /// A reducer Inspect names in its log: `mean`, `at_least_2`, …
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reducer {
+    /// `mean`: the mean of the scored epochs' values as numbers.
     Mean,
+    /// `median`: the median of the scored epochs' values as numbers.
     Median,
+    /// `mode`: the scored value most epochs share, the earliest on a tie.
     Mode,
+    /// `max`: the scored value highest as a number, the earliest on a tie.
     Max,
+    /// `at_least_k`: 1 when at least k epochs scored 1 or more, else 0.
     AtLeast(u64),
+    /// `pass_at_k`: the chance that k epochs drawn from the scored ones include
+    /// one scoring 1 or more; `null` with fewer than k.
     PassAt(u64),
+    /// `pass_k`: the chance that all k epochs drawn from the scored ones score
+    /// 1 or more; `null` with fewer than k.
     PassK(u64),
 }
 

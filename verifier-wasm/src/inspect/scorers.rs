@@ -14,13 +14,16 @@ use super::text::{
 /// A score as a scorer gives it: the value and, where it records one, the answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scored {
+    /// The score's value: `C`, `I` or `N`, or a number for `f1`.
     pub value: Value,
+    /// The answer the scorer read from the output, where it records one.
     pub answer: Option<String>,
 }
 
 /// What the verifier can say about a scorer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Recompute {
+    /// The score, recomputed.
     Scored(Scored),
     /// Not a scorer the verifier recomputes, or options it does not read: why.
     NotRecomputed(String),
@@ -45,8 +48,11 @@ pub fn is_deterministic(scorer: &str) -> bool {
 
 /// The inputs a scorer sees.
 pub struct Subject<'a> {
+    /// The text of the sample's final output.
     pub completion: &'a str,
+    /// The sample's targets, one or several.
     pub targets: &'a [String],
+    /// The options of a multiple-choice sample; `None` for any other.
     pub choices: Option<&'a [String]>,
 }
 

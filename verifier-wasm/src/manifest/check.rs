@@ -161,8 +161,11 @@ pub struct ManifestCheck {
 /// not be fetched).
 #[derive(Debug, Clone, Copy)]
 pub enum Fed<'a> {
+    /// The file's bytes.
     Bytes(&'a [u8]),
+    /// The lowercase hex SHA-256 of the file's bytes, found already.
     Digest(&'a str),
+    /// The file could not be read: why, or `None` when it could not be fetched.
     Unread(Option<&'a str>),
 }
 
@@ -185,6 +188,7 @@ pub struct ManifestResult {
     pub root_digest: String,
     /// The SHA-256 of `data/SHA256SUMS`, when it was read.
     pub records_digest: Option<String>,
+    /// A receipt for each check made: a digest, a listing, a missing file.
     pub receipts: Vec<Receipt>,
 }
 
@@ -217,6 +221,7 @@ impl ManifestCheck {
         }
     }
 
+    /// The SHA-256 of the root manifest's bytes: the site's root digest.
     pub fn root_digest(&self) -> &str {
         &self.root_digest
     }

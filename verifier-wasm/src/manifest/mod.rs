@@ -30,7 +30,9 @@ use crate::digest::is_sha256_hex;
 pub const SUMS: &str = "SHA256SUMS";
 /// The in-toto statement at the site root.
 pub const STATEMENT: &str = "statement.intoto.json";
+/// The statement's `_type`: in-toto Statement v1.
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+/// The statement's `predicateType`, naming [`SitePredicate`] as its predicate.
 pub const PREDICATE_TYPE: &str = "urn:receipts:predicate:site-verification:v1";
 
 /// `SHA256SUMS` text for `digests` (path → hex digest), one `<digest>  <path>`
@@ -50,7 +52,9 @@ pub fn format_sums(digests: &BTreeMap<String, String>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct SumsError {
+    /// The line's number, counted from 1.
     pub line: usize,
+    /// What is wrong with the line.
     pub message: String,
 }
 
@@ -113,17 +117,25 @@ pub fn parse_sums(text: &str) -> Result<BTreeMap<String, String>, SumsError> {
 /// An in-toto Statement v1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement<P> {
+    /// The statement's type, [`STATEMENT_TYPE`] (`_type` in JSON).
     #[serde(rename = "_type")]
     pub type_: String,
+    /// The files the statement is about, each with its digest.
     pub subject: Vec<Subject>,
+    /// The type of [`Statement::predicate`], [`PREDICATE_TYPE`] for a site
+    /// (`predicateType` in JSON).
     #[serde(rename = "predicateType")]
     pub predicate_type: String,
+    /// What the statement asserts about its subjects.
     pub predicate: P,
 }
 
+/// A file a statement is about, named by its path and its digests.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Subject {
+    /// The file's site path.
     pub name: String,
+    /// Algorithm name (`sha256`) → the file's hex digest by that algorithm.
     pub digest: BTreeMap<String, String>,
 }
 
@@ -131,19 +143,24 @@ pub struct Subject {
 /// records, and what verifying them found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SitePredicate {
+    /// The program that built the site.
     pub builder: Builder,
     /// SHA-256 of `SHA256SUMS`.
     pub root_digest: String,
     /// SHA-256 of `data/SHA256SUMS`.
     pub records_digest: String,
+    /// How many receipts passed, failed and could not be checked.
     pub verification: crate::verify::Tally,
     /// Every receipt that did not pass, as the build found it.
     pub not_passing: Vec<crate::verify::Receipt>,
 }
 
+/// The program that built a site.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Builder {
+    /// The program's name.
     pub name: String,
+    /// The program's version.
     pub version: String,
 }
 

@@ -12,6 +12,7 @@
 pub struct PinError {
     /// The pin as given, shortened when long.
     pub shown: String,
+    /// What is wrong with it.
     pub why: &'static str,
 }
 

@@ -100,6 +100,7 @@ pub fn format_shards(shards: &[Shard]) -> String {
 /// page shows of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ShardFacts {
+    /// The folder the shard is published in, as `SHARDS` names it.
     pub name: String,
     /// The SHA-256 of its `SHA256SUMS`.
     pub root_digest: String,
@@ -135,6 +136,8 @@ pub struct RootResult {
     pub root_digest: String,
     /// The facts of each shard checked, by name.
     pub shards: Vec<ShardFacts>,
+    /// A receipt for each check of the root: its files, each shard's digest
+    /// against `SHARDS`, each run to one shard, the figures its page shows.
     pub receipts: Vec<Receipt>,
 }
 

@@ -23,6 +23,7 @@ pub const GIT_ANCHOR_FILE: &str = "registration.git.json";
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GitAnchor {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"registration_commit"`.
     pub kind: GitAnchorKind,
@@ -34,9 +35,11 @@ pub struct GitAnchor {
     pub registration: String,
 }
 
+/// The `kind` of a git anchor record: `"registration_commit"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GitAnchorKind {
+    /// The commit that first held a registration digest.
     RegistrationCommit,
 }

@@ -11,17 +11,23 @@ use super::FormatVersion;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Deviations {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"deviations"`.
     pub kind: DeviationsKind,
+    /// The experiment the deviations belong to, by id: the one whose directory
+    /// holds the file.
     pub experiment: String,
+    /// Every deviation logged so far.
     pub deviations: Vec<Deviation>,
 }
 
+/// The `kind` of a deviations record: `"deviations"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DeviationsKind {
+    /// A log of deviations from a registration.
     Deviations,
 }
 
@@ -34,6 +40,7 @@ pub struct Deviation {
     pub id: String,
     /// When it was logged (UTC): after the registration, before every run it names.
     pub logged_at: String,
+    /// What kind of change it is.
     pub kind: DeviationKind,
     /// What happened and why, in a sentence or two.
     pub reason: String,
@@ -42,6 +49,7 @@ pub struct Deviation {
     pub runs: Vec<String>,
 }
 
+/// What kind of change a deviation logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -57,5 +65,6 @@ pub enum DeviationKind {
     /// The study stopped: no run starts after it, and the cells not run are
     /// reported as not run; hypotheses on them are not decided.
     Stop,
+    /// Any other change, described in `reason`.
     Other,
 }

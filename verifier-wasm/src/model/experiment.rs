@@ -11,12 +11,16 @@ use super::{FormatVersion, Provenance};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Experiment {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"experiment"`.
     pub kind: ExperimentKind,
     /// Short identifier, e.g. `E01`; also the directory name.
     pub id: String,
+    /// The experiment's title, as its pages show it.
     pub title: String,
+    /// Whether the experiment's runs were recorded or simulated; each run must
+    /// say the same.
     pub provenance: Provenance,
     /// The question the experiment answers, in one or two sentences.
     pub question: String,
@@ -25,19 +29,27 @@ pub struct Experiment {
     /// exploratory: decided by the same rules, fixed by no one in advance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preregistration: Option<Preregistration>,
+    /// The cells the experiment runs.
     pub grid: Grid,
     /// The model tiers, cheapest first.
     pub tiers: Vec<Tier>,
+    /// The policies: each a way of choosing tiers, named by its id in the grid
+    /// and the runs.
     pub policies: Vec<Policy>,
+    /// The prices every provider call is costed at, by the model it requested.
     pub prices: PriceTable,
+    /// The bounds every run works within.
     pub limits: Limits,
+    /// The hypotheses, each decided by its rule.
     pub hypotheses: Vec<Hypothesis>,
 }
 
+/// The `kind` of an experiment record: `"experiment"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ExperimentKind {
+    /// An experiment.
     Experiment,
 }
 
@@ -84,9 +96,13 @@ pub struct Covers {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Grid {
+    /// The tasks, by id, each a file of `experiments/tasks/`.
     pub tasks: Vec<String>,
+    /// The agent profiles, by name.
     pub profiles: Vec<String>,
+    /// The seeds: every task, profile and policy is run under each.
     pub seeds: Vec<u64>,
+    /// The policies, by id, each one of the experiment's `policies`.
     pub policies: Vec<String>,
     /// How many runs each cell holds in the primary analysis (usually 1).
     pub runs_per_cell: u32,
@@ -102,9 +118,13 @@ pub struct Grid {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GridAxis {
+    /// The tasks (`tasks`).
     Tasks,
+    /// The agent profiles (`profiles`).
     Profiles,
+    /// The seeds (`seeds`).
     Seeds,
+    /// The policies (`policies`).
     Policies,
 }
 
@@ -196,9 +216,13 @@ impl Grid {
 /// One cell of a grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cell<'a> {
+    /// The cell's task, by id.
     pub task: &'a str,
+    /// The cell's agent profile.
     pub profile: &'a str,
+    /// The cell's seed.
     pub seed: u64,
+    /// The cell's policy, by id.
     pub policy: &'a str,
 }
 
@@ -219,6 +243,7 @@ impl std::fmt::Display for Cell<'_> {
 pub struct Tier {
     /// Short identifier used by policies and runs, e.g. `small`.
     pub id: String,
+    /// The tier's name as pages show it, e.g. `Sim Small (30B)`.
     pub label: String,
     /// The provider's model id requested for this tier.
     pub model: String,
@@ -229,8 +254,11 @@ pub struct Tier {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    /// Short identifier used by the grid and runs, e.g. `ladder`.
     pub id: String,
+    /// The policy's name as pages show it.
     pub label: String,
+    /// How the policy picks its tiers.
     pub kind: PolicyKind,
     /// Tiers in the order they are tried.
     pub tiers: Vec<String>,
@@ -297,9 +325,11 @@ pub struct PriceTable {
     pub version: String,
     /// Always `USD`.
     pub currency: String,
+    /// Each model's prices, by the provider's model id.
     pub models: BTreeMap<String, ModelPrice>,
 }
 
+/// What one model's tokens cost, in USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -345,7 +375,9 @@ pub struct Limits {
 pub struct Hypothesis {
     /// `H1`, `H2`, …
     pub id: String,
+    /// The hypothesis in words.
     pub statement: String,
+    /// The rule that decides it.
     pub rule: Rule,
 }
 
@@ -362,9 +394,13 @@ pub enum Rule {
     /// `left op right + offset`. Where a metric is a bound (unknown cost), the
     /// end least favourable to the hypothesis is used.
     Compare {
+        /// The metric on the left.
         left: MetricRef,
+        /// How the left side must compare with the right.
         op: CompareOp,
+        /// The metric or constant on the right.
         right: Operand,
+        /// Added to the right side; 0 when absent.
         #[serde(default)]
         offset: f64,
     },
@@ -375,7 +411,9 @@ pub enum Rule {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MetricRef {
+    /// Which of the policy's published figures.
     pub metric: Metric,
+    /// The policy, by id.
     pub policy: String,
     /// Another experiment of the study, by id, whose primary analysis holds
     /// the metric; this experiment's when absent.
@@ -388,7 +426,9 @@ pub struct MetricRef {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Operand {
+    /// A metric of a policy.
     Metric(MetricRef),
+    /// A constant.
     Value(Constant),
 }
 
@@ -397,9 +437,11 @@ pub enum Operand {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Constant {
+    /// The number, in the unit of the metric it is compared with.
     pub value: f64,
 }
 
+/// A figure of a policy that a rule can compare, read from the primary analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -410,6 +452,7 @@ pub enum Metric {
     CostPerTask,
     /// Seconds per run.
     MeanTime,
+    /// Median seconds per run.
     MedianTime,
     /// Provider calls that stopped with `finish_reason` `length`.
     Truncations,
@@ -417,15 +460,20 @@ pub enum Metric {
     Timeouts,
 }
 
+/// How a rule's left side must compare with its right side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum CompareOp {
+    /// `<`: less than.
     #[serde(rename = "<")]
     Lt,
+    /// `<=`: less than or equal to.
     #[serde(rename = "<=")]
     Le,
+    /// `>`: greater than.
     #[serde(rename = ">")]
     Gt,
+    /// `>=`: greater than or equal to.
     #[serde(rename = ">=")]
     Ge,
 }

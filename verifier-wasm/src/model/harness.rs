@@ -29,11 +29,15 @@ use super::{Decision, FormatVersion, PriceTable, Provenance, ProviderCall};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HarnessSuite {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"harness"`.
     pub kind: HarnessSuiteKind,
     /// The suite's id, also its directory's name.
     pub id: String,
+    /// The suite's title, as its pages show it.
     pub title: String,
+    /// Whether the suite's runs were recorded or simulated.
     pub provenance: Provenance,
     /// Prices of the models the runs call, for their cost.
     pub prices: PriceTable,
@@ -62,6 +66,7 @@ pub struct ArgRule {
     pub tool: String,
     /// The argument it reads: a key of the call's `args` object.
     pub arg: String,
+    /// What the argument must be.
     pub check: ArgCheck,
 }
 
@@ -72,11 +77,20 @@ pub struct ArgRule {
 pub enum ArgCheck {
     /// A string path that starts with one of `prefixes` and has no `..`
     /// segment, no backslash and no NUL.
-    PathUnder { prefixes: Vec<String> },
+    PathUnder {
+        /// The path prefixes allowed.
+        prefixes: Vec<String>,
+    },
     /// One of `values`, as JSON.
-    OneOf { values: Vec<serde_json::Value> },
+    OneOf {
+        /// The values allowed.
+        values: Vec<serde_json::Value>,
+    },
     /// A string of at most `max` characters.
-    MaxChars { max: u64 },
+    MaxChars {
+        /// The most characters allowed.
+        max: u64,
+    },
 }
 
 impl ArgRule {
@@ -124,10 +138,12 @@ impl ArgRule {
     }
 }
 
+/// The `kind` of a harness suite record: `"harness"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HarnessSuiteKind {
+    /// A harness suite.
     Harness,
 }
 
@@ -146,12 +162,15 @@ pub enum PercentileMethod {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HarnessRun {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"harness_run"`.
     pub kind: HarnessRunKind,
     /// The run's id, also its file's name.
     pub id: String,
     /// The suite it ran under.
     pub suite: String,
+    /// Whether the run was recorded or simulated.
     pub provenance: Provenance,
     /// The agent that ran, as the harness names it.
     pub agent: String,
@@ -160,13 +179,15 @@ pub struct HarnessRun {
     /// Everything the harness saw, in the order it happened.
     pub events: Vec<HarnessEvent>,
     /// The figures the harness published for the run.
-    pub report: RunReport,
+    pub report: RunFigures,
 }
 
+/// The `kind` of a harness run record: `"harness_run"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HarnessRunKind {
+    /// One run under a harness.
     HarnessRun,
 }
 
@@ -187,13 +208,16 @@ pub enum HarnessEvent {
     Abort(Abort),
 }
 
+/// A tool call the agent made, as the harness recorded it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
+    /// The tool's name.
     pub tool: String,
     /// The arguments as the agent sent them (untrusted).
     pub args: serde_json::Value,
+    /// Whether the tool call succeeded; a failed one counts in `tool_failures`.
     pub ok: bool,
     /// Why the call failed (untrusted); `null` when it did not.
     #[serde(default)]
@@ -215,31 +239,38 @@ pub struct Vetting {
     pub decision: Decision,
 }
 
+/// An attempt by the run to reach a host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Egress {
     /// The host the run tried to reach (untrusted).
     pub host: String,
+    /// `allowed`, or `denied`: the harness blocked it.
     pub decision: Decision,
 }
 
+/// A snapshot of the run's workspace, kept by digest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
+    /// What the snapshot is of, in the harness's words.
     pub label: String,
     /// SHA-256 of the snapshot's bytes, lowercase hex.
     pub sha256: String,
 }
 
+/// The harness stopped the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Abort {
+    /// Why the harness stopped it.
     pub reason: AbortReason,
 }
 
+/// Why a harness stopped a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -254,9 +285,14 @@ pub enum AbortReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct RunReport {
+pub struct RunFigures {
+    /// The run's cost in USD: its provider calls at the suite's prices.
     pub total_cost_usd: f64,
+    /// The 50th percentile of the provider calls' `latency_ms`, by the
+    /// suite's percentile method.
     pub latency_p50_ms: u64,
+    /// The 95th percentile of the provider calls' `latency_ms`, by the
+    /// suite's percentile method.
     pub latency_p95_ms: u64,
     /// Tool calls that failed.
     pub tool_failures: u64,
@@ -268,6 +304,9 @@ pub struct RunReport {
     pub args_refused: u64,
     /// Prompt and completion tokens over every call.
     pub tokens_used: u64,
+    /// Snapshots taken.
     pub snapshots: u64,
+    /// Whether the harness stopped the run on its token cap (an `abort` with
+    /// reason `budget`).
     pub aborted_on_budget: bool,
 }

@@ -95,6 +95,7 @@ pub enum Provenance {
 }
 
 impl Provenance {
+    /// Whether the numbers were produced by the simulator rather than recorded.
     pub fn is_simulated(self) -> bool {
         self == Provenance::Simulated
     }

@@ -17,10 +17,14 @@ pub const MODEL_CHECK_FILE: &str = "models.json";
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ModelCheck {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"model_check"`.
     pub kind: ModelCheckKind,
+    /// The experiment whose model ids were checked, by id: the one whose
+    /// directory holds the file.
     pub experiment: String,
+    /// Whether the check was made with real provider calls or simulated.
     pub provenance: Provenance,
     /// When the provider's model list was read (UTC).
     pub listed_at: String,
@@ -31,10 +35,12 @@ pub struct ModelCheck {
     pub probes: Vec<ModelProbe>,
 }
 
+/// The `kind` of a model-id smoke test record: `"model_check"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ModelCheckKind {
+    /// A model-id smoke test.
     ModelCheck,
 }
 

@@ -42,11 +42,15 @@ pub fn benchmark_path(suite: &str) -> String {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegressionSuite {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"regression_suite"`.
     pub kind: RegressionSuiteKind,
     /// The suite's id, also its directory's name.
     pub id: String,
+    /// The suite's title, as its pages show it.
     pub title: String,
+    /// Whether the suite's edits were recorded or simulated.
     pub provenance: Provenance,
     /// Prices of the judges' models.
     pub prices: PriceTable,
@@ -63,10 +67,12 @@ pub struct RegressionSuite {
     pub rules: AgreementRules,
 }
 
+/// The `kind` of a regression suite record: `"regression_suite"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RegressionSuiteKind {
+    /// A regression suite.
     RegressionSuite,
 }
 
@@ -77,6 +83,7 @@ pub enum RegressionSuiteKind {
 pub struct JudgeTier {
     /// The tier's id, e.g. `small`.
     pub tier: String,
+    /// The provider model id the judge's calls request; it must have a price.
     pub model: String,
 }
 
@@ -107,28 +114,35 @@ pub enum AgreementRules {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SkillEdit {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"skill_edit"`.
     pub kind: SkillEditKind,
     /// The edit's id, also its file's name.
     pub id: String,
     /// The suite it was judged under.
     pub suite: String,
+    /// Whether the edit was recorded or simulated.
     pub provenance: Provenance,
     /// When the agent made the edit (UTC, RFC 3339).
     pub edited_at: String,
+    /// The skill edited, its text before and after kept by digest.
     pub skill: SkillDiff,
     /// What the edit is known to be, for a benchmark; `null` outside one.
     #[serde(default)]
     pub label: Option<EditLabel>,
     /// The replays the edit triggered, each decided.
     pub replays: Vec<Replay>,
+    /// What was decided about the edit, as recorded.
     pub verdict: Verdict,
 }
 
+/// The `kind` of a skill edit record: `"skill_edit"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SkillEditKind {
+    /// A skill edit.
     SkillEdit,
 }
 
@@ -137,6 +151,7 @@ pub enum SkillEditKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SkillDiff {
+    /// The skill's name; edits of the same skill share it.
     pub name: String,
     /// The object holding the skill before the edit.
     pub before_sha256: String,
@@ -160,6 +175,7 @@ pub struct EditLabel {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Replay {
+    /// The blessed task replayed, by id.
     pub task: String,
     /// Whether the task's answer depends on the world (so that a changed
     /// answer may be drift rather than a regression).
@@ -189,6 +205,7 @@ pub struct Replay {
 pub struct Trace {
     /// When the trace was recorded (a golden trace: when it was blessed), UTC.
     pub recorded_at: String,
+    /// The calls the trace made to acting tools.
     pub side_effects: Vec<SideEffect>,
 }
 
@@ -197,7 +214,9 @@ pub struct Trace {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SideEffect {
+    /// The tool called.
     pub tool: String,
+    /// The arguments, any JSON, as the agent sent them.
     pub args: serde_json::Value,
 }
 
@@ -206,6 +225,7 @@ pub struct SideEffect {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Level0 {
+    /// What the diff found.
     pub result: Level0Result,
     /// Calls the replay made that the golden trace did not.
     pub added: Vec<SideEffect>,
@@ -213,6 +233,7 @@ pub struct Level0 {
     pub removed: Vec<SideEffect>,
 }
 
+/// What the level-0 diff found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -230,21 +251,29 @@ pub enum Level0Result {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Judgment {
+    /// The judge's tier, by id.
     pub tier: String,
+    /// What the judge said of the replay.
     pub verdict: JudgeVerdict,
     /// The judge's stated confidence, from 0 to 1.
     pub confidence: f64,
     /// The judge's reasons (untrusted model output).
     pub rationale: String,
+    /// The provider call that produced the judgment, with the provider's
+    /// receipt.
     pub call: ProviderCall,
 }
 
+/// What a judge said of a replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum JudgeVerdict {
+    /// The replay does what the golden trace did: no regression.
     Pass,
+    /// The replay regressed from the golden trace.
     Regressed,
+    /// The judge could not tell.
     Unsure,
 }
 
@@ -268,17 +297,22 @@ pub struct Drift {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReplayOutcome {
+    /// The replay's outcome.
     pub result: VerdictResult,
     /// `level0`, `control`, a judge's tier or `drift`.
     pub decided_by: String,
 }
 
+/// The outcome of a replay or an edit, written in capitals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum VerdictResult {
+    /// `PASS`: no regression; an edit that passes is merged.
     Pass,
+    /// `WARN`: a possible regression; an edit that warns is held for review.
     Warn,
+    /// `BLOCK`: a regression; an edit that is blocked is reverted.
     Block,
 }
 
@@ -287,8 +321,11 @@ pub enum VerdictResult {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
+    /// The edit's verdict, as recorded: by the rules, its worst replay's outcome.
     pub result: VerdictResult,
+    /// The action taken, as recorded: by the rules, the one the verdict calls for.
     pub action: EditAction,
+    /// What judging the edit cost.
     pub cost: VerdictCost,
     /// When the verdict was decided (UTC): after the edit, its replays and
     /// every judge call. From `edited_at` to here is the edit's time to
@@ -307,8 +344,11 @@ pub struct Verdict {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EditAction {
+    /// Merge the edit (PASS).
     Merge,
+    /// Hold the edit for review (WARN).
     Hold,
+    /// Revert the edit (BLOCK).
     Revert,
 }
 
@@ -319,6 +359,7 @@ pub enum EditAction {
 pub struct VerdictCost {
     /// Each judge tier's calls, by tier.
     pub by_tier: BTreeMap<String, f64>,
+    /// Every judge call of the edit, over all tiers.
     pub total_usd: f64,
     /// Had the largest judge seen every replay with a judge call on record,
     /// once: the largest judge's own call where the cascade reached it,
@@ -331,14 +372,19 @@ pub struct VerdictCost {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegressionBenchmark {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"regression_benchmark"`.
     pub kind: RegressionBenchmarkKind,
+    /// The suite benchmarked, by id: the one whose directory holds the file.
     pub suite: String,
+    /// Whether the benchmark's edits were recorded or simulated.
     pub provenance: Provenance,
     /// UTC.
     pub published_at: String,
     /// One row per label class, sorted by class.
     pub classes: Vec<ClassRates>,
+    /// How often an unchanged skill's replay differs from its golden trace.
     pub noise_floor: NoiseFloor,
     /// Over every labelled regression: how many the gate held or reverted,
     /// and how many it reverted.
@@ -373,16 +419,20 @@ pub struct Recall {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EditLatency {
+    /// The labelled edits measured.
     pub edits: u64,
+    /// The mean time to verdict.
     pub mean_s: f64,
     /// The nearest-rank 95th percentile.
     pub p95_s: f64,
 }
 
+/// The `kind` of a regression benchmark record: `"regression_benchmark"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RegressionBenchmarkKind {
+    /// A suite's published benchmark.
     RegressionBenchmark,
 }
 
@@ -391,6 +441,7 @@ pub enum RegressionBenchmarkKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ClassRates {
+    /// The label class, e.g. `R1` or `N0`.
     pub class: String,
     /// Whether the class's edits are regressions.
     pub regression: bool,
@@ -417,4 +468,20 @@ pub struct NoiseFloor {
     pub diverged: u64,
     /// `diverged / pairs`.
     pub rate: f64,
+}
+
+impl NoiseFloor {
+    /// The noise floor of `pairs` control replays, `diverged` of which
+    /// differ from their golden traces; its rate is 0 when there is no pair.
+    pub fn of(pairs: u64, diverged: u64) -> NoiseFloor {
+        NoiseFloor {
+            pairs,
+            diverged,
+            rate: if pairs == 0 {
+                0.0
+            } else {
+                diverged as f64 / pairs as f64
+            },
+        }
+    }
 }

@@ -26,18 +26,24 @@ pub fn ablation_path(suite: &str, id: &str) -> String {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegressionActions {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"regression_actions"`.
     pub kind: RegressionActionsKind,
+    /// The suite acted on, by id: the one whose directory holds the file.
     pub suite: String,
+    /// Whether the actions were recorded or simulated.
     pub provenance: Provenance,
     /// In the order they were taken.
     pub actions: Vec<SuiteAction>,
 }
 
+/// The `kind` of an action history record: `"regression_actions"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RegressionActionsKind {
+    /// A suite's action history.
     RegressionActions,
 }
 
@@ -48,6 +54,7 @@ pub enum RegressionActionsKind {
 pub struct SuiteAction {
     /// Unique within the suite.
     pub id: String,
+    /// What the action does: a re-bless or an undo.
     pub action: ActionKind,
     /// The edit it acts on.
     pub edit: String,
@@ -61,6 +68,7 @@ pub struct SuiteAction {
     /// A re-bless: the digest of the new golden trace (see `trace_digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub golden_sha256: Option<String>,
+    /// Whether it was done or refused.
     pub outcome: ActionOutcome,
     /// Why it was refused; for a refused undo it names the later edit in
     /// the way.
@@ -68,6 +76,7 @@ pub struct SuiteAction {
     pub reason: Option<String>,
 }
 
+/// What an action on an edit does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -78,11 +87,14 @@ pub enum ActionKind {
     Undo,
 }
 
+/// What came of an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActionOutcome {
+    /// It was carried out.
     Done,
+    /// It was refused; `reason` says why.
     Refused,
 }
 
@@ -91,24 +103,33 @@ pub enum ActionOutcome {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegressionAblation {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
+    /// Always `"regression_ablation"`.
     pub kind: RegressionAblationKind,
     /// The ablation's id, also its file's name.
     pub id: String,
+    /// The suite whose edits are judged again, by id: the one whose directory
+    /// holds the file.
     pub suite: String,
+    /// The ablation's title, as pages show it.
     pub title: String,
+    /// Whether the ablation's judge calls were recorded or simulated.
     pub provenance: Provenance,
     /// What is switched off.
     pub rules: AblatedRules,
     /// Every labelled edit of the suite, once.
     pub edits: Vec<AblatedEdit>,
+    /// The gate's figures under the ablated rules, as published.
     pub figures: AblationFigures,
 }
 
+/// The `kind` of an ablation record: `"regression_ablation"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RegressionAblationKind {
+    /// An ablation of a suite's cascade.
     RegressionAblation,
 }
 
@@ -133,6 +154,7 @@ pub struct AblatedRules {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AblatedEdit {
+    /// The edit, by id.
     pub edit: String,
     /// One per replay of the edit, in the edit's order.
     pub replays: Vec<AblatedReplay>,
@@ -142,12 +164,16 @@ pub struct AblatedEdit {
     pub cost_usd: f64,
 }
 
+/// One replay of an edit, judged again under the ablated rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AblatedReplay {
+    /// The task replayed, by id.
     pub task: String,
+    /// This run's judges, in the order they saw the replay.
     pub judges: Vec<Judgment>,
+    /// How the replay was decided under the ablated rules.
     pub outcome: ReplayOutcome,
 }
 
@@ -156,12 +182,15 @@ pub struct AblatedReplay {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AblationFigures {
+    /// Labelled regressions among the edits.
     pub regressions: u64,
     /// Regressions held or reverted.
     pub held_or_reverted: u64,
     /// Regressions reverted.
     pub reverted: u64,
+    /// `held_or_reverted / regressions`.
     pub recall: f64,
+    /// `reverted / regressions`.
     pub block_recall: f64,
     /// Labelled controls (edits that are not regressions).
     pub controls: u64,

@@ -12,9 +12,11 @@ use super::{CostBound, FormatVersion};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Report {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"report"`.
     pub kind: ReportKind,
+    /// The run's id: its record is `<experiment_dir>/runs/<run>.json`.
     pub run: String,
     /// The experiment's directory under the records root.
     pub experiment_dir: String,
@@ -54,10 +56,12 @@ pub struct ReportSite {
     pub run_sums: Option<String>,
 }
 
+/// The `kind` of a report: `"report"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReportKind {
+    /// A run exported with everything needed to verify it offline.
     Report,
 }
 
@@ -66,11 +70,14 @@ pub enum ReportKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "encoding", content = "data", rename_all = "kebab-case")]
 pub enum ReportObject {
+    /// Bytes that are valid UTF-8, as that text.
     Utf8(String),
+    /// Bytes that are not valid UTF-8, as lowercase hex, two digits a byte.
     Hex(String),
 }
 
 impl ReportObject {
+    /// Encodes `bytes`: as text when they are valid UTF-8, as hex otherwise.
     pub fn encode(bytes: &[u8]) -> ReportObject {
         match std::str::from_utf8(bytes) {
             Ok(text) => ReportObject::Utf8(text.to_string()),
@@ -95,12 +102,16 @@ impl ReportObject {
     }
 }
 
+/// What a report says its run amounts to, each recomputed when it is verified.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportClaims {
     /// Whether the run passed (its final attempt passed every check).
     pub passed: bool,
+    /// The run's cost in USD, every attempt included (failed ones too), at
+    /// the experiment's prices.
     pub cost_usd: CostBound,
+    /// The run's time in seconds: the sum of its attempts' durations.
     pub time_s: f64,
 }

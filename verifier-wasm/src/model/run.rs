@@ -9,16 +9,24 @@ use super::{FileRef, FormatVersion, Provenance, Source};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Run {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"run"`.
     pub kind: RunKind,
     /// Unique across the whole input; also the file name without `.json`.
     pub id: String,
+    /// The experiment the run belongs to, by id: the one whose directory holds
+    /// the file.
     pub experiment: String,
+    /// The task, by id: one of the experiment grid's tasks.
     pub task: String,
+    /// The agent profile: one of the experiment grid's profiles.
     pub profile: String,
+    /// The seed: one of the experiment grid's seeds.
     pub seed: u64,
+    /// The policy that chose the tiers, by id: one of the experiment grid's policies.
     pub policy: String,
+    /// Whether the run was recorded or simulated; it must equal the experiment's.
     pub provenance: Provenance,
     /// The original this run was converted from, when another tool
     /// recorded it; the original's bytes are kept by digest.
@@ -27,6 +35,8 @@ pub struct Run {
     /// The run this one was rerun to replace. The replaced run stays on record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// When the run started; its wall time runs from here to the end of its last
+    /// attempt.
     pub started_at: String,
     /// Attempts in order; a ladder makes one per tier it tries.
     pub attempts: Vec<Attempt>,
@@ -34,10 +44,12 @@ pub struct Run {
     pub outcome: RunOutcome,
 }
 
+/// The `kind` of a run record: `"run"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunKind {
+    /// One run of an experiment.
     Run,
 }
 
@@ -46,10 +58,16 @@ pub enum RunKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Attempt {
+    /// The tier tried, by id: a tier of the run's policy.
     pub tier: String,
+    /// When the attempt started.
     pub started_at: String,
+    /// How long the attempt took, in milliseconds: it ends at `started_at`
+    /// plus this.
     pub duration_ms: u64,
+    /// The agent's turns, in order, each naming the call that chose its action.
     pub turns: Vec<Turn>,
+    /// The provider calls the attempt made, in order.
     pub calls: Vec<ProviderCall>,
     /// The conversation as the model saw it, in order: the transcript.
     /// Empty when the attempt's messages were not recorded.
@@ -66,6 +84,7 @@ pub struct Attempt {
     pub files: Vec<FileRef>,
     /// The check results the harness recorded.
     pub checks: Vec<RecordedCheck>,
+    /// How the attempt ended.
     pub end: AttemptEnd,
 }
 
@@ -76,8 +95,11 @@ pub struct Attempt {
 pub struct Turn {
     /// The `request_id` of the provider call that chose this action.
     pub call: String,
+    /// The action the model chose.
     pub action: Action,
+    /// Whether the runtime let the action run, and why.
     pub permission: Permission,
+    /// What the action returned to the model.
     pub result: TurnResult,
 }
 
@@ -86,7 +108,9 @@ pub struct Turn {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Action {
+    /// The tool called.
     pub tool: ActionTool,
+    /// The arguments, any JSON, as the model sent them (untrusted).
     pub args: serde_json::Value,
 }
 
@@ -99,9 +123,13 @@ pub struct Action {
 #[serde(from = "String", into = "String")]
 #[cfg_attr(feature = "schema", schemars(with = "String"))]
 pub enum ActionTool {
+    /// `read`: read one of the task's input files.
     Read,
+    /// `write`: write a file; only a `write` can produce the attempt's artifact.
     Write,
+    /// `check`: run the task's checks on the artifact written so far.
     Check,
+    /// `finish`: the agent is done and ends the attempt.
     Finish,
     /// A tool the runtime does not offer (the model asked for it anyway).
     Other,
@@ -179,10 +207,15 @@ pub struct Message {
 /// What a message's role is to the checks and the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoleKind {
+    /// System instructions (`system`, `developer`).
     System,
+    /// The user's message (`user`, `human`).
     User,
+    /// The model's reply (`assistant`, `model`, `ai`).
     Assistant,
+    /// A tool's result (`tool`, `tool_result`, `function`, …).
     Tool,
+    /// Any other role.
     Other,
 }
 
@@ -236,15 +269,21 @@ impl Message {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Permission {
+    /// Whether the action was allowed to run.
     pub decision: Decision,
+    /// Why, in the runtime's words.
     pub reason: String,
 }
 
+/// A decision on what was asked for: an action, a tool call's arguments, or
+/// reaching a host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
+    /// Allowed: it went ahead.
     Allowed,
+    /// Denied: it was refused and did not go ahead.
     Denied,
 }
 
@@ -254,7 +293,9 @@ pub enum Decision {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TurnResult {
+    /// Whether the action succeeded.
     pub ok: bool,
+    /// The content returned, kept inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The content returned is the object with this digest.
@@ -267,7 +308,9 @@ pub struct TurnResult {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProviderCall {
+    /// The call's request id, by which turns, messages and retries name it.
     pub request_id: String,
+    /// The model id the request named; the call is priced by this id.
     pub model_requested: String,
     /// The model id the provider echoed; `null` when no response arrived.
     #[serde(deserialize_with = "required_option")]
@@ -276,7 +319,10 @@ pub struct ProviderCall {
         schemars(required, with = "super::Nullable<String>")
     )]
     pub model_echoed: Option<String>,
+    /// When the call was sent.
     pub started_at: String,
+    /// How long the call took, in milliseconds: it ends at `started_at` plus
+    /// this.
     pub latency_ms: u64,
     /// Token usage as the provider reported it; `null` when it was lost
     /// (the call timed out or was aborted). Unknown is not zero.
@@ -298,6 +344,7 @@ pub struct ProviderCall {
     /// The prompt tokens the harness counted and reserved before sending.
     /// With `max_tokens` it bounds the cost of a call whose usage was lost.
     pub prompt_tokens_reserved: u64,
+    /// How the call ended.
     pub status: CallStatus,
     /// The HTTP status the provider answered with, where it was recorded.
     /// A status of 400 or above is a refusal: the call returned no usage.
@@ -347,15 +394,23 @@ pub struct WireCall {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
+    /// All input tokens, those read from and written to the prompt cache
+    /// included.
     pub prompt_tokens: u64,
     /// All output tokens, reasoning included.
     pub completion_tokens: u64,
+    /// Output tokens spent on reasoning, within `completion_tokens`; `null`
+    /// when the provider did not report them.
     #[serde(deserialize_with = "required_option")]
     #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub reasoning_tokens: Option<u64>,
+    /// Input tokens read from the prompt cache, within `prompt_tokens`; `null`
+    /// when the provider did not report them.
     #[serde(deserialize_with = "required_option")]
     #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub cache_hit_tokens: Option<u64>,
+    /// Input tokens not read from the prompt cache; `null` when the provider
+    /// did not report them.
     #[serde(deserialize_with = "required_option")]
     #[cfg_attr(feature = "schema", schemars(required, with = "super::Nullable<u64>"))]
     pub cache_miss_tokens: Option<u64>,
@@ -458,13 +513,19 @@ impl From<FinishReason> for String {
     }
 }
 
+/// How a provider call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
+    /// A response arrived in full.
     Ok,
+    /// The call timed out; its usage is lost.
     Timeout,
+    /// The call was cut off before it completed; its usage is lost.
     Aborted,
+    /// The provider refused or failed the call (see `http_status` and
+    /// `error`); it returned no usage.
     Error,
 }
 
@@ -473,8 +534,11 @@ pub enum CallStatus {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InputDigests {
+    /// The input's path, as the task names it.
     pub path: String,
+    /// SHA-256 of the input's bytes before the attempt.
     pub sha256_before: String,
+    /// SHA-256 of the input's bytes after the attempt.
     pub sha256_after: String,
 }
 
@@ -485,6 +549,7 @@ pub struct InputDigests {
 pub struct RecordedCheck {
     /// The `id` of the task's check.
     pub check: String,
+    /// Whether the check passed, as the harness recorded it.
     pub passed: bool,
     /// One line of evidence, as the harness wrote it.
     pub detail: String,
@@ -495,23 +560,30 @@ pub struct RecordedCheck {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AttemptEnd {
+    /// Why the attempt ended.
     pub reason: EndReason,
+    /// What ended it, in the harness's words; absent when it gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
+/// Why an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// The agent called `finish`.
     Finished,
+    /// The attempt used all of its `max_turns` turns.
     TurnLimit,
+    /// A time limit: a call timed out or was cut, or the run reached its
+    /// `max_run_ms`.
     TimeLimit,
     /// The last call stopped on its output budget with no usable action.
     OutputLimit,
     /// The token ledger or a spending cap stopped the attempt.
     BudgetStop,
+    /// An error ended the attempt (a refused or failed call, for instance).
     Error,
 }
 

@@ -16,6 +16,7 @@ pub const STUDY_FILE: &str = "study.json";
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Study {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"study"`.
     pub kind: StudyKind,
@@ -24,10 +25,12 @@ pub struct Study {
     pub figures: BTreeMap<String, NamedFigure>,
 }
 
+/// The `kind` of a study record: `"study"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StudyKind {
+    /// The study's named derived figures.
     Study,
 }
 
@@ -36,6 +39,7 @@ pub enum StudyKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NamedFigure {
+    /// What the figure is, in words.
     pub label: String,
     /// A figure, or `change(a,b)`, `diff(a,b)` or `ratio(a,b)` of two
     /// figures, as a claim's link names it (without the `#`), e.g.

@@ -12,11 +12,15 @@ use super::FormatVersion;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Task {
+    /// The record format's version: `1`.
     pub format_version: FormatVersion,
     /// Always `"task"`.
     pub kind: TaskKind,
+    /// The task's id; also the file name without `.json`.
     pub id: String,
+    /// The task's title, as its pages show it.
     pub title: String,
+    /// What kind of task it is.
     pub family: TaskFamily,
     /// The instruction the agent is given.
     pub prompt: String,
@@ -24,13 +28,17 @@ pub struct Task {
     pub inputs: Vec<TaskInput>,
     /// The file the agent must write.
     pub artifact: ArtifactSpec,
+    /// The checks that judge the artifact, each with an id unique within the
+    /// task.
     pub checks: Vec<CheckSpec>,
 }
 
+/// The `kind` of a task record: `"task"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskKind {
+    /// A task.
     Task,
 }
 
@@ -88,12 +96,17 @@ impl From<TaskFamily> for String {
 pub struct TaskInput {
     /// The file's name as the agent sees it.
     pub path: String,
+    /// SHA-256 of the file's bytes, lowercase hex, naming the object that holds them.
     pub sha256: String,
+    /// The file's size in bytes; it must equal the object's.
     pub bytes: u64,
+    /// Media type, e.g. `text/csv`, `text/markdown`.
     pub media_type: String,
+    /// What the file is to the task.
     pub role: InputRole,
 }
 
+/// What an input file is to the task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -113,7 +126,9 @@ pub enum InputRole {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactSpec {
+    /// The file's name as the agent writes it.
     pub path: String,
+    /// Media type, e.g. `application/json`, `text/csv`.
     pub media_type: String,
 }
 
@@ -125,37 +140,63 @@ pub struct ArtifactSpec {
 pub enum CheckSpec {
     /// Every `quote` in the brief equals, character for character, a line of
     /// the `source` it names, and that source is an approved input.
-    ExactQuotes { id: String },
+    ExactQuotes {
+        /// The check's id, unique within its task.
+        id: String,
+    },
     /// No item of the brief cites one of these inputs.
-    NoCitation { id: String, forbidden: Vec<String> },
+    NoCitation {
+        /// The check's id, unique within its task.
+        id: String,
+        /// The input paths no item may cite.
+        forbidden: Vec<String>,
+    },
     /// Each required item is covered: some exactly-quoted line contains its phrase.
     RequiredItems {
+        /// The check's id, unique within its task.
         id: String,
+        /// The items the brief must cover.
         items: Vec<RequiredItem>,
     },
     /// Every input's digest after the run equals its digest before and the task's.
-    InputsUnchanged { id: String },
+    InputsUnchanged {
+        /// The check's id, unique within its task.
+        id: String,
+    },
     /// The artifact keeps every row of `source`, by `id_column`, in order.
     RowsPreserved {
+        /// The check's id, unique within its task.
         id: String,
+        /// The input CSV whose rows the artifact must keep, by path.
         source: String,
+        /// The column that holds each row's id, in the input and the artifact.
         id_column: String,
     },
     /// Each European-format amount in `source` is converted to integer cents,
     /// and each malformed amount is marked invalid instead of guessed.
     EuroCents {
+        /// The check's id, unique within its task.
         id: String,
+        /// The input CSV that holds the amounts, by path.
         source: String,
+        /// The column that holds each row's id, in the input and the artifact.
         id_column: String,
+        /// The input's column of European-format amounts.
         amount_column: String,
+        /// The artifact's column for the amount in integer cents, empty for a
+        /// malformed amount.
         cents_column: String,
+        /// The artifact's column for each row's status: `ok`, or `invalid` for a
+        /// malformed amount.
         status_column: String,
     },
     /// The rule program is executed on each case and must give its expected result.
     RuleCases {
+        /// The check's id, unique within its task.
         id: String,
         /// The variables the program may read.
         variables: Vec<String>,
+        /// The cases the program is run on.
         cases: Vec<RuleCase>,
     },
 }
@@ -188,25 +229,32 @@ impl CheckSpec {
     }
 }
 
+/// An item a brief must cover.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RequiredItem {
+    /// The item's id, which the check's evidence names it by.
     pub id: String,
     /// Covered when an exactly-quoted line contains this text.
     pub phrase: String,
 }
 
+/// One case a rule program is run on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RuleCase {
+    /// The case's id, which the check's evidence names it by.
     pub id: String,
     /// What the case probes: `threshold`, `weight`, `discount`, `held-out`, …
     pub group: String,
     /// Held-out cases are not shown to the agent.
     #[serde(default)]
     pub held_out: bool,
+    /// The value of each variable, by name; it must give every variable the
+    /// evaluation reaches.
     pub vars: BTreeMap<String, i64>,
+    /// The integer the program must give.
     pub expected: i64,
 }

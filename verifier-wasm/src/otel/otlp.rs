@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 /// one request per line) and a JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OtlpError {
+    /// Where in the export: a byte offset, a line and column, or a JSON pointer
+    /// (after `line <n>: ` in a file of one request per line, or `line <n>`
+    /// alone for a whole line); empty when the whole export is at fault.
     pub at: String,
+    /// What is wrong there, in plain words.
     pub message: String,
 }
 
@@ -41,23 +45,32 @@ fn error(at: impl Into<String>, message: impl Into<String>) -> OtlpError {
 /// What an export holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportKind {
+    /// Spans, from `resourceSpans`.
     Traces,
+    /// GenAI events of spans, from the log records of `resourceLogs`.
     Logs,
 }
 
 /// One span, with its resource's and scope's names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
+    /// The span's trace: 32 lowercase hex digits, not all zero.
     pub trace_id: String,
+    /// 16 lowercase hex digits, not all zero.
     pub span_id: String,
     /// Empty for a root span.
     pub parent_span_id: String,
+    /// The span's name, as written.
     pub name: String,
+    /// When the span started, in nanoseconds since 1970.
     pub start_ns: u64,
+    /// When the span ended, in nanoseconds since 1970.
     pub end_ns: u64,
     /// `ok`, `error` or `unset`.
     pub status: String,
+    /// The status's message, or `""` when it has none.
     pub status_message: String,
+    /// The span's attributes by key, their values as plain JSON.
     pub attributes: Map<String, Value>,
     /// The resource's attributes (`service.name`, `telemetry.sdk.version`, …).
     pub resource: Map<String, Value>,
@@ -85,18 +98,26 @@ impl Span {
 /// One GenAI event (`gen_ai.…`) of a span, from a log record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
+    /// The trace of the event's span: 32 lowercase hex digits, not all zero.
     pub trace_id: String,
+    /// The span the event belongs to: 16 lowercase hex digits, not all zero.
     pub span_id: String,
     /// `eventName`, or the older `event.name` attribute.
     pub name: String,
+    /// The log record's attributes by key, their values as plain JSON (less
+    /// `event.name` when that gave the name).
     pub attributes: Map<String, Value>,
+    /// Where the log record is in the export, as a JSON pointer.
     pub at: String,
 }
 
 /// An export read: its spans or its events, in the order written.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Export {
+    /// The spans of a trace export; empty in a logs export.
     pub spans: Vec<Span>,
+    /// The GenAI events of spans in a logs export (other log records are
+    /// left out); empty in a trace export.
     pub events: Vec<Event>,
 }
 

@@ -28,6 +28,7 @@ pub const MODEL_CALLS: [&str; 3] = ["chat", "text_completion", "generate_content
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ImportedTraces {
+    /// The record format's version.
     pub format_version: FormatVersion,
     /// Always `"otel_traces"`.
     pub kind: ImportedTracesKind,
@@ -46,10 +47,12 @@ pub struct ImportedTraces {
     pub runs: Vec<TraceRun>,
 }
 
+/// The `kind` of an [`ImportedTraces`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ImportedTracesKind {
+    /// Agent runs imported from an OpenTelemetry trace export (`"otel_traces"`).
     OtelTraces,
 }
 
@@ -59,18 +62,25 @@ pub enum ImportedTracesKind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TraceRun {
+    /// The trace's id, 32 lowercase hex digits.
     pub trace_id: String,
     /// The root span's name (`invoke_agent demo`).
     pub name: String,
+    /// The root span's id, 16 lowercase hex digits.
     pub span_id: String,
     /// The root's `gen_ai.operation.name`, or `""`.
     pub operation: String,
+    /// The root's `gen_ai.agent.name`, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The root's `gen_ai.conversation.id`, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
+    /// When the root span started, an RFC 3339 time in UTC.
     pub started: String,
+    /// When the root span ended, an RFC 3339 time in UTC.
     pub ended: String,
+    /// The root span's duration, in milliseconds.
     pub duration_ms: f64,
     /// `ok`, `error` or `unset`, the root span's status.
     pub status: String,
@@ -96,12 +106,18 @@ pub struct TraceRun {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
+    /// Tokens of input (`gen_ai.usage.input_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
+    /// Tokens of output (`gen_ai.usage.output_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Input tokens read from the provider's cache
+    /// (`gen_ai.usage.cache_read.input_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read_input_tokens: Option<u64>,
+    /// Input tokens written to the provider's cache
+    /// (`gen_ai.usage.cache_creation.input_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_creation_input_tokens: Option<u64>,
 }
@@ -121,6 +137,7 @@ pub const USAGE_KEYS: [(&str, &str); 4] = [
 ];
 
 impl Usage {
+    /// The counts `span` reports in its usage attributes ([`USAGE_KEYS`]).
     pub fn of(span: &Span) -> Usage {
         let c = |k| span.count(k);
         Usage {
@@ -147,15 +164,21 @@ impl Usage {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Call {
+    /// The call span's id, 16 lowercase hex digits.
     pub span_id: String,
+    /// The call's `gen_ai.operation.name`: `chat`, `text_completion` or
+    /// `generate_content`.
     pub operation: String,
+    /// The provider, from `gen_ai.provider.name`, else `gen_ai.system`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     /// `server.address:server.port`, when the span names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// The model the call asked for (`gen_ai.request.model`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_model: Option<String>,
+    /// The model that answered (`gen_ai.response.model`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_model: Option<String>,
     /// The provider's id of the response (`gen_ai.response.id`).
@@ -163,15 +186,21 @@ pub struct Call {
     pub response_id: Option<String>,
     /// As the provider sent them, one per choice.
     pub finish_reasons: Vec<FinishReason>,
+    /// The output budget the call asked for (`gen_ai.request.max_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
     /// Whether the call stopped on its output budget: a finish reason says
     /// so, or it returned every token it was allowed.
     pub truncated: bool,
+    /// The call's token counts as its span reports them.
     pub usage: Usage,
+    /// When the call started, an RFC 3339 time in UTC.
     pub started: String,
+    /// How long the call took, in milliseconds.
     pub duration_ms: f64,
+    /// `ok`, `error` or `unset`, the call span's status.
     pub status: String,
+    /// The span's status message or `error.type`, when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The messages the call returned.
@@ -183,17 +212,27 @@ pub struct Call {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolExecution {
+    /// The tool span's id, 16 lowercase hex digits.
     pub span_id: String,
+    /// The tool's name: `gen_ai.tool.name`, else the span's name.
     pub name: String,
+    /// The id of the tool call it executes (`gen_ai.tool.call.id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// The arguments it was called with (`gen_ai.tool.call.arguments`): a
+    /// string as it is, any other value as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
+    /// What the tool returned (`gen_ai.tool.call.result`), as text likewise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// When the execution started, an RFC 3339 time in UTC.
     pub started: String,
+    /// How long the execution took, in milliseconds.
     pub duration_ms: f64,
+    /// `ok`, `error` or `unset`, the tool span's status.
     pub status: String,
+    /// The span's status message or `error.type`, when the execution failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }

@@ -12,10 +12,11 @@ use crate::anchor::AnchorFiles;
 use crate::layout;
 use crate::model::{
     actions_path, benchmark_path, Deviations, Experiment, GitAnchor, HarnessRun, HarnessSuite,
-    ModelCheck, RegressionAblation, RegressionActions, RegressionBenchmark, RegressionSuite,
-    ResultRow, Run, SkillEdit, Study, Summary, Task, GIT_ANCHOR_FILE, HARNESS_DIR,
-    MODEL_CHECK_FILE, REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
+    ModelCheck, RegressionAblation, RegressionActions, RegressionBenchmark, RegressionSuite, Run,
+    SkillEdit, Study, Summary, Task, GIT_ANCHOR_FILE, HARNESS_DIR, MODEL_CHECK_FILE,
+    REGRESSIONS_DIR, STUDY_FILE, TIMESTAMP_FILE, TSA_CERTIFICATE_FILE,
 };
+use crate::results_table::ResultsTable;
 
 use super::{ExperimentCheck, ExperimentVerification, Memo, Receipt, Tally, MEMOS_DIR};
 
@@ -28,27 +29,59 @@ pub enum Scope {
     /// One experiment, by directory, with the experiments whose figures
     /// its hypotheses and claims read.
     Experiment {
+        /// The experiment's directory under the records root.
         experiment: String,
+        /// The directories of the other experiments whose figures its
+        /// hypotheses and claims read.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         with: Vec<String>,
     },
     /// One run of one experiment: its checks, digests and outcome.
-    Run { experiment: String, run: String },
+    Run {
+        /// The experiment's directory under the records root.
+        experiment: String,
+        /// The run's id: its file's name in the experiment's `runs/`, without
+        /// `.json`.
+        run: String,
+    },
     /// One directory of imported runs (Inspect AI evaluations,
     /// OpenTelemetry traces), each checked against its kept original.
-    Import { dir: String },
+    Import {
+        /// The directory under the records root that holds `inspect/` and
+        /// `otel/`.
+        dir: String,
+    },
     /// One harness suite, by directory: every run's report.
-    Harness { suite: String },
+    Harness {
+        /// The suite's directory under `harness/`.
+        suite: String,
+    },
     /// One run of one harness suite.
-    HarnessRun { suite: String, run: String },
+    HarnessRun {
+        /// The suite's directory under `harness/`.
+        suite: String,
+        /// The run's id: its file's name in the suite's `runs/`, without `.json`.
+        run: String,
+    },
     /// One regression suite, by directory: every edit and the benchmark.
-    Regressions { suite: String },
+    Regressions {
+        /// The suite's directory under `regressions/`.
+        suite: String,
+    },
     /// One skill edit of one regression suite.
-    SkillEdit { suite: String, edit: String },
+    SkillEdit {
+        /// The suite's directory under `regressions/`.
+        suite: String,
+        /// The edit's id: its file's name in the suite's `edits/`, without
+        /// `.json`.
+        edit: String,
+    },
     /// One memo, by its path under the records root, with the experiments
     /// whose figures its claims read (and the study's file).
     Document {
+        /// The memo's path under the records root, e.g. `docs/memos/<name>.md`.
         path: String,
+        /// The directories of the experiments whose figures its claims read.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         with: Vec<String>,
     },
@@ -59,7 +92,9 @@ pub enum Scope {
 /// The result of verifying a bundle of files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BundleResult {
+    /// How many of the receipts passed, failed or could not be checked.
     pub tally: Tally,
+    /// Every receipt of the records in scope.
     pub receipts: Vec<Receipt>,
 }
 
@@ -279,7 +314,7 @@ struct Loaded<'f> {
     runs: Vec<Run>,
     log: String,
     summary: Option<Summary>,
-    results: Option<Vec<ResultRow>>,
+    results: Option<ResultsTable>,
     deviations: Option<Deviations>,
     models: Option<ModelCheck>,
     git: Option<GitAnchor>,
@@ -342,12 +377,10 @@ impl<'f> Loaded<'f> {
             .get(&summary_path)
             .and_then(|b| parse(&summary_path, b, receipts));
         let results_path = format!("{dir}/results.csv");
-        let results: Option<Vec<ResultRow>> = files.get(&results_path).and_then(|b| {
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(true)
-                .from_reader(b.as_slice());
-            match reader.deserialize().collect::<Result<Vec<ResultRow>, _>>() {
-                Ok(rows) => Some(rows),
+        let results = files
+            .get(&results_path)
+            .and_then(|b| match ResultsTable::parse(b) {
+                Ok(table) => Some(table),
                 Err(e) => {
                     receipts.push(Receipt::new(
                         &results_path,
@@ -358,8 +391,7 @@ impl<'f> Loaded<'f> {
                     ));
                     None
                 }
-            }
-        });
+            });
         let deviations_path = format!("{dir}/deviations.json");
         let deviations: Option<Deviations> = files
             .get(&deviations_path)
@@ -404,8 +436,7 @@ impl<'f> Loaded<'f> {
             log: &self.log,
             summary: self.summary.as_ref(),
             summary_text: beside("summary.json"),
-            results: self.results.as_deref(),
-            results_text: beside("results.csv"),
+            results: self.results.as_ref(),
             deviations: self.deviations.as_ref(),
             models: self.models.as_ref(),
             tasks,

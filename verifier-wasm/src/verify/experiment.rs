@@ -9,9 +9,10 @@ use crate::claims::{claim_receipts, ExperimentFigures, Figures, Within};
 use crate::decide::decide;
 use crate::facts::RunFacts;
 use crate::model::{
-    Analysis, Deviations, Experiment, ModelCheck, Outcome, ResultRow, Rule, Run, Summary, Task,
+    Analysis, Deviations, Experiment, ModelCheck, Outcome, Rule, Run, Summary, Task,
 };
 use crate::numbers::{analyze, latest_runs, primary_runs, JudgedRun};
+use crate::results_table::ResultsTable;
 
 use super::conduct::conduct_receipts;
 use super::grid::grid_receipts;
@@ -26,21 +27,26 @@ use super::{Objects, Receipt, RunVerification};
 pub struct ExperimentCheck<'a> {
     /// The experiment's directory name under the records root.
     pub dir: &'a str,
+    /// `experiment.json`.
     pub experiment: &'a Experiment,
+    /// The pre-registration log's whole text (empty when the experiment is
+    /// not pre-registered).
     pub log: &'a str,
+    /// `summary.json`, when the experiment has one.
     pub summary: Option<&'a Summary>,
     /// The summary's bytes, for its numbers as written.
     pub summary_text: Option<&'a [u8]>,
-    pub results: Option<&'a [ResultRow]>,
-    /// The results table's bytes, for its numbers as written.
-    pub results_text: Option<&'a [u8]>,
+    /// The results table (`results.csv`), when the experiment has one.
+    pub results: Option<&'a ResultsTable>,
     /// `deviations.json`, when the experiment has one.
     pub deviations: Option<&'a Deviations>,
     /// `models.json`, the model-id smoke test, when the experiment has one.
     pub models: Option<&'a ModelCheck>,
     /// What backs the registration time from outside the record.
     pub anchors: AnchorFiles<'a>,
+    /// The study's tasks, by id.
     pub tasks: &'a BTreeMap<String, Task>,
+    /// The objects store, for the bytes the records name by digest.
     pub objects: &'a (dyn Objects + Sync),
 }
 
@@ -68,7 +74,10 @@ pub struct ExperimentVerification {
 /// figures: its hypotheses decided and its summary's receipts.
 #[derive(Debug, Clone)]
 pub struct Conclusion {
+    /// Each hypothesis's id and recomputed outcome, in the experiment's order.
     pub hypotheses: Vec<(String, Outcome)>,
+    /// The summary's receipts: its numbers, outcomes and corrections, and its
+    /// headline's and findings' claims.
     pub receipts: Vec<Receipt>,
 }
 
@@ -200,8 +209,8 @@ impl ExperimentCheck<'_> {
         }
         let grid = grid_receipts(self.dir, e, &judged, self.deviations);
         receipts.extend(grid.receipts);
-        if let Some(rows) = self.results {
-            receipts.extend(results_receipts(self.dir, rows, self.results_text, &judged));
+        if let Some(table) = self.results {
+            receipts.extend(results_receipts(self.dir, table, &judged));
         }
         drop(judged);
         ExperimentVerification {

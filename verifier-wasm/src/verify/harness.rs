@@ -39,13 +39,22 @@ pub struct CapReached {
 /// The figures a run's events amount to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HarnessFigures {
+    /// The provider calls' cost at the suite's prices, a bound where usage was
+    /// lost; the error when the price table has no price for a call's model.
     pub cost: Result<Cost, String>,
+    /// The 50th percentile of the provider calls' latencies, in milliseconds,
+    /// by the suite's percentile method; `None` when the run made no call.
     pub latency_p50_ms: Option<u64>,
+    /// The 95th percentile of the provider calls' latencies, in milliseconds,
+    /// by the suite's percentile method; `None` when the run made no call.
     pub latency_p95_ms: Option<u64>,
+    /// Tool calls that failed.
     pub tool_failures: u64,
+    /// Egress attempts the harness denied.
     pub egress_blocked: u64,
     /// Tool calls an argument rule of the suite refuses.
     pub args_refused: u64,
+    /// Snapshots taken.
     pub snapshots: u64,
     /// Prompt and completion tokens over every call whose usage is known.
     pub tokens_known: u64,
@@ -53,6 +62,8 @@ pub struct HarnessFigures {
     pub usage_lost: Vec<String>,
     /// The event index of the first call whose usage was lost.
     pub first_lost_at: Option<usize>,
+    /// Where the known usage reached the suite's token cap; `None` when it
+    /// never did.
     pub cap_reached: Option<CapReached>,
     /// Provider calls made after the cap was reached.
     pub calls_after_cap: Vec<String>,
@@ -292,13 +303,7 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
         ("report.latency_p95_ms", r.latency_p95_ms, f.latency_p95_ms),
     ] {
         receipts.push(match recomputed {
-            Some(v) => Receipt::new(
-                subject,
-                claim,
-                published.to_string(),
-                v.to_string(),
-                published == v,
-            ),
+            Some(v) => Receipt::equal(subject, claim, published, v),
             None => Receipt::unchecked(
                 subject,
                 claim,
@@ -313,22 +318,10 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
         ("report.args_refused", r.args_refused, f.args_refused),
         ("report.snapshots", r.snapshots, f.snapshots),
     ] {
-        receipts.push(Receipt::new(
-            subject,
-            claim,
-            published.to_string(),
-            recomputed.to_string(),
-            published == recomputed,
-        ));
+        receipts.push(Receipt::equal(subject, claim, published, recomputed));
     }
     receipts.push(if f.usage_lost.is_empty() {
-        Receipt::new(
-            subject,
-            "report.tokens_used",
-            r.tokens_used.to_string(),
-            f.tokens_known.to_string(),
-            r.tokens_used == f.tokens_known,
-        )
+        Receipt::equal(subject, "report.tokens_used", r.tokens_used, f.tokens_known)
     } else {
         Receipt::unchecked(
             subject,
@@ -363,12 +356,11 @@ pub fn verify_harness_run(subject: &str, suite: &HarnessSuite, run: &HarnessRun)
     }
 
     let cap = suite.token_cap;
-    receipts.push(Receipt::new(
+    receipts.push(Receipt::equal(
         subject,
         "report.aborted_on_budget",
-        r.aborted_on_budget.to_string(),
-        f.budget_abort_at.is_some().to_string(),
-        r.aborted_on_budget == f.budget_abort_at.is_some(),
+        r.aborted_on_budget,
+        f.budget_abort_at.is_some(),
     ));
     // Abort first: once a call brings the tokens to the cap, the run makes
     // no further provider call (the harness stops it before the next one),

@@ -56,13 +56,18 @@ impl Kind {
 /// Receipts counted by [`Kind`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kinds {
+    /// How many receipts recompute a claim from the records ([`Kind::Record`]).
     pub records: usize,
+    /// How many hold a file to a manifest ([`Kind::File`]).
     pub files: usize,
+    /// How many hold the pages to what the records render to ([`Kind::Page`]).
     pub pages: usize,
+    /// How many hold a digest a page shows to the one recomputed ([`Kind::Shown`]).
     pub shown: usize,
 }
 
 impl Kinds {
+    /// Counts `receipts`, each by the kind of its claim.
     pub fn of<'a>(receipts: impl IntoIterator<Item = &'a Receipt>) -> Kinds {
         Kinds::of_claims(receipts.into_iter().map(|r| r.claim.as_str()))
     }
@@ -81,6 +86,7 @@ impl Kinds {
         k
     }
 
+    /// How many receipts were counted, of every kind.
     pub fn total(&self) -> usize {
         self.records + self.files + self.pages + self.shown
     }

@@ -62,6 +62,8 @@ use crate::checks::Evidence;
 
 /// The bytes of the objects store, by digest.
 pub trait Objects {
+    /// The bytes stored under `digest` (SHA-256, lowercase hex), if the
+    /// store holds them.
     fn object(&self, digest: &str) -> Option<&[u8]>;
 }
 
@@ -71,10 +73,13 @@ impl Objects for BTreeMap<String, Vec<u8>> {
     }
 }
 
+/// What recomputing a claim found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// The recomputed value agrees with the one on record.
     Pass,
+    /// The recomputed value disagrees with the one on record.
     Fail,
     /// The claim could not be recomputed (the reason is in `recomputed`).
     CouldNotCheck,
@@ -88,6 +93,7 @@ pub struct Receipt {
     /// A stable name of the claim within the subject, e.g.
     /// `attempts[0].checks[quotes-exact]` or `primary.policies[ladder].pass_rate_pct`.
     pub claim: String,
+    /// Whether the claim passed, failed or could not be checked.
     pub status: Status,
     /// The value on record, as written.
     pub recorded: String,
@@ -99,6 +105,8 @@ pub struct Receipt {
 }
 
 impl Receipt {
+    /// A receipt of claim `claim` of `subject` that passes when `pass`, and
+    /// fails otherwise, with the value on record and the value recomputed.
     pub fn new(
         subject: &str,
         claim: impl Into<String>,
@@ -116,6 +124,25 @@ impl Receipt {
         }
     }
 
+    /// A receipt that passes when the value on record equals the value
+    /// recomputed, showing both as written by [`std::fmt::Display`].
+    pub fn equal<T: PartialEq + std::fmt::Display>(
+        subject: &str,
+        claim: impl Into<String>,
+        recorded: T,
+        recomputed: T,
+    ) -> Receipt {
+        let pass = recorded == recomputed;
+        Receipt::new(
+            subject,
+            claim,
+            recorded.to_string(),
+            recomputed.to_string(),
+            pass,
+        )
+    }
+
+    /// A receipt of a claim that could not be checked, and why.
     pub fn unchecked(
         subject: &str,
         claim: impl Into<String>,
@@ -132,6 +159,7 @@ impl Receipt {
         }
     }
 
+    /// The receipt with `evidence`: the items a check looked at.
     pub fn with_evidence(mut self, evidence: Vec<Evidence>) -> Receipt {
         self.evidence = evidence;
         self
@@ -141,12 +169,16 @@ impl Receipt {
 /// Counts of receipts by status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
+    /// How many receipts passed.
     pub pass: usize,
+    /// How many receipts failed.
     pub fail: usize,
+    /// How many receipts could not be checked.
     pub could_not_check: usize,
 }
 
 impl Tally {
+    /// The counts of `receipts`.
     pub fn of<'a>(receipts: impl IntoIterator<Item = &'a Receipt>) -> Tally {
         let mut t = Tally::default();
         for r in receipts {
@@ -159,6 +191,7 @@ impl Tally {
         t
     }
 
+    /// How many receipts were counted.
     pub fn total(&self) -> usize {
         self.pass + self.fail + self.could_not_check
     }

@@ -105,6 +105,8 @@ impl Precision {
 pub enum Verdict {
     /// The recomputed value rounds to it at the precision it is written with.
     Agrees,
+    /// The recomputed value does not round to it at the precision it is
+    /// written with.
     Differs,
     /// Written more coarsely than its kind allows (the reason says how
     /// precise it must be), or not a number.
@@ -256,7 +258,10 @@ pub fn display(value: &Value) -> String {
 /// One published number.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublishedField {
+    /// Its path, as its receipt's claim names it, e.g.
+    /// `primary.policies[ladder].pass_rate_pct`.
     pub path: String,
+    /// Its value as published: a number, a bound (`low`, `high`) or an outcome.
     pub value: Value,
     /// Where it is written in its file (a JSON Pointer), for its text.
     pub pointer: String,

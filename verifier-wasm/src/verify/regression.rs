@@ -30,7 +30,11 @@ pub use summary::{edit_figures, edit_unit, judge_edit, summary_receipts};
 
 /// Where level 0 and the control replay decide, as `decided_by` names them.
 pub const LEVEL0: &str = "level0";
+/// `decided_by` of a replay the control replay passed: the control made the
+/// same side effects as the replay.
 pub const CONTROL: &str = "control";
+/// `decided_by` of a replay the judges blocked or warned that passed as
+/// drift: corroborating evidence observed after the golden trace was recorded.
 pub const DRIFT: &str = "drift";
 
 /// A side effect as compared: the tool and its arguments as canonical JSON.
@@ -76,8 +80,12 @@ pub fn same_side_effects(a: &Trace, b: &Trace) -> bool {
 /// The level-0 diff of a replay against its golden trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Level0Diff {
+    /// Whether the side effects are the same, differ, or add a call to a
+    /// hard tool.
     pub result: Level0Result,
+    /// The replay's calls beyond the golden trace's, in the replay's order.
     pub added: Vec<SideEffect>,
+    /// The golden trace's calls the replay did not make, in the golden order.
     pub removed: Vec<SideEffect>,
 }
 
@@ -105,6 +113,8 @@ pub struct Decision {
     /// `None` when the recorded judges stop before the rules say the replay
     /// is decided.
     pub result: Option<VerdictResult>,
+    /// Where in the cascade the replay was decided: [`LEVEL0`], [`CONTROL`],
+    /// a judge's tier or [`DRIFT`]; empty when it was not.
     pub decided_by: String,
     /// The judges' tiers the rules call for, in order.
     pub judges: Vec<String>,
@@ -116,9 +126,11 @@ pub struct Decision {
 /// parts switched off.
 #[derive(Debug, Clone)]
 pub struct CascadeRules<'a> {
+    /// The suite whose rules these are.
     pub suite: &'a RegressionSuite,
     /// Level 0 and the control replay.
     pub level0: bool,
+    /// Drift: corroborating evidence may pass a replay the judges blocked or warned.
     pub drift: bool,
     /// The judge tiers called, in order.
     pub judges: Vec<&'a JudgeTier>,

@@ -99,12 +99,11 @@ pub fn verify_report(report: &Report) -> Vec<Receipt> {
     let passed = verification.passed();
     out.extend(verification.receipts);
     let claims = &report.claims;
-    out.push(Receipt::new(
+    out.push(Receipt::equal(
         "report",
         "claims.passed",
-        claims.passed.to_string(),
-        passed.to_string(),
-        claims.passed == passed,
+        claims.passed,
+        passed,
     ));
     match run_cost(&run, &experiment.prices) {
         Ok(cost) => out.push(Receipt::new(

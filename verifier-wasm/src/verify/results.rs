@@ -6,26 +6,20 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::csv_rows::read_rows;
 use crate::model::{ResultRow, RESULT_COLUMNS as COLUMNS};
 use crate::numbers::{result_row, JudgedRun};
+use crate::results_table::ResultsTable;
 
 use super::published::{judge, Precision, Verdict};
 use super::Receipt;
 
-pub fn results_receipts(
-    dir: &str,
-    rows: &[ResultRow],
-    text: Option<&[u8]>,
-    judged: &[JudgedRun<'_>],
-) -> Vec<Receipt> {
+pub fn results_receipts(dir: &str, table: &ResultsTable, judged: &[JudgedRun<'_>]) -> Vec<Receipt> {
     let subject = format!("{dir}/results.csv");
-    let cells = text.and_then(|t| read_rows(t).ok());
     let by_id: BTreeMap<&str, &JudgedRun<'_>> =
-        crate::btree::map(judged.iter().map(|j| (j.run.id.as_str(), j)));
+        crate::btree::map(judged.iter().map(|j| (j.run.place.id.as_str(), j)));
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    for (i, row) in rows.iter().enumerate() {
+    for (i, (row, written)) in table.rows.iter().zip(&table.written).enumerate() {
         // Line 1 is the header.
         let claim = format!("line {} (run {})", i + 2, row.run);
         if !seen.insert(row.run.as_str()) {
@@ -57,7 +51,6 @@ pub fn results_receipts(
             ));
             continue;
         };
-        let written = written_cells(cells.as_deref(), i + 1);
         let (published, recomputed) = (row_values(row), row_values(&expected));
         let mut differing = Vec::new();
         let mut imprecise = Vec::new();
@@ -121,10 +114,10 @@ pub fn results_receipts(
         ));
     }
     for j in judged {
-        if !seen.contains(j.run.id.as_str()) {
+        if !seen.contains(j.run.place.id.as_str()) {
             out.push(Receipt::new(
                 &subject,
-                format!("run {}", j.run.id),
+                format!("run {}", j.run.place.id),
                 "no row",
                 "a run on record",
                 false,
@@ -132,17 +125,6 @@ pub fn results_receipts(
         }
     }
     out
-}
-
-/// Row `row` of the table as written (row 0 is the header), by column.
-fn written_cells(cells: Option<&[Vec<String>]>, row: usize) -> BTreeMap<String, String> {
-    let Some(cells) = cells else {
-        return BTreeMap::new();
-    };
-    let (Some(header), Some(values)) = (cells.first(), cells.get(row)) else {
-        return BTreeMap::new();
-    };
-    crate::btree::map(header.iter().cloned().zip(values.iter().cloned()))
 }
 
 /// A recomputed value written at the decimals of `written`, and at least

@@ -18,6 +18,8 @@ pub struct RunVerification {
     pub checks: Vec<Vec<CheckOutcome>>,
     /// Whether each attempt passed every recomputed check.
     pub attempts_passed: Vec<bool>,
+    /// The run's receipts ([`super::ExperimentCheck::verify_run`] adds those
+    /// of how the run was conducted).
     pub receipts: Vec<Receipt>,
     /// What the published numbers read of the run.
     pub facts: RunFacts,

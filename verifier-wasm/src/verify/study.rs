@@ -14,7 +14,9 @@ use super::{ExperimentCheck, ExperimentVerification, Receipt};
 /// A Markdown memo whose numbers are claims: its path under the records
 /// root (`docs/memos/<name>.md`) and its text.
 pub struct Memo<'a> {
+    /// The memo's path under the records root, its receipts' subject.
     pub subject: &'a str,
+    /// The memo's Markdown text.
     pub text: &'a str,
 }
 
@@ -45,7 +47,10 @@ pub fn totals<'a>(
                     high: sum.high + c.high,
                 }),
                 (Err(e), _) => Err(e),
-                (_, Err(missing)) => Err(format!("{} has no price for {}", r.facts.id, missing.0)),
+                (_, Err(missing)) => Err(format!(
+                    "{} has no price for {}",
+                    r.facts.place.id, missing.0
+                )),
             };
         }
     }
@@ -170,6 +175,7 @@ pub fn conclude_study(
 pub struct Reads {
     /// Every experiment: a study total is read.
     pub all: bool,
+    /// The experiments a figure read names, by id.
     pub experiments: std::collections::BTreeSet<String>,
 }
 

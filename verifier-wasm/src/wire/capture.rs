@@ -15,6 +15,7 @@ pub const CAPTURE_FORMAT: &str = "receipts-wire";
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Capture {
+    /// The record format's version.
     pub format_version: FormatVersion,
     /// Always `"wire_capture"`.
     pub kind: CaptureKind,
@@ -24,6 +25,7 @@ pub struct Capture {
     pub command: Vec<String>,
     /// When the command started and ended (UTC).
     pub started_at: String,
+    /// When the command ended (UTC).
     pub ended_at: String,
     /// The command's exit code; `null` when a signal ended it.
     pub exit_code: Option<i32>,
@@ -34,10 +36,12 @@ pub struct Capture {
     pub calls: Vec<Exchange>,
 }
 
+/// The `kind` that marks a file as a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CaptureKind {
+    /// A capture of provider calls on the wire (`"wire_capture"`).
     WireCapture,
 }
 
@@ -48,6 +52,7 @@ pub enum CaptureKind {
 pub struct Exchange {
     /// The call's place in the capture, from 0, in the order sent.
     pub seq: u32,
+    /// The request's HTTP method, e.g. `POST`.
     pub method: String,
     /// Where it was forwarded: the upstream's origin, e.g.
     /// `https://api.openai.com`.
@@ -75,6 +80,7 @@ pub struct Exchange {
     pub response_headers: Vec<(String, String)>,
     /// The response body as far as it arrived; `null` when no response came.
     pub response: Option<Body>,
+    /// How the exchange ended.
     pub end: ExchangeEnd,
     /// What went wrong, as the proxy saw it, for an exchange that did not
     /// end complete.
@@ -91,7 +97,9 @@ pub struct Exchange {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Body {
+    /// SHA-256 of the body's bytes, lowercase hex: the object it is kept as.
     pub sha256: String,
+    /// Size in bytes.
     pub bytes: u64,
 }
 

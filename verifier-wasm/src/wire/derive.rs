@@ -11,7 +11,8 @@ use crate::model::{
 use crate::verify::Objects;
 
 /// Why a capture does not make a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct Missing(pub String);
 
 /// The earlier exchange each exchange repeats, in order: the latest one
@@ -241,10 +242,15 @@ pub fn transcript(
 /// What a capture gives of a recorded run's one attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
+    /// When the command started (UTC), as the capture says.
     pub started_at: String,
+    /// Milliseconds from the command's start to its end.
     pub duration_ms: u64,
+    /// The provider calls ([`calls`]), in the order sent.
     pub calls: Vec<ProviderCall>,
+    /// The transcript ([`transcript`]).
     pub messages: Vec<Message>,
+    /// How the attempt ended: finished on exit status 0, an error otherwise.
     pub end: AttemptEnd,
 }
 

@@ -5,7 +5,9 @@
 /// and its data (the `data:` lines joined by newlines).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
+    /// The event's type; empty when it has no `event:` field.
     pub event: String,
+    /// The event's `data:` lines, joined by newlines.
     pub data: String,
 }
 

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::{CallKey, RunFacts};
-use crate::model::{Deviation, DeviationKind, Deviations, Experiment, PolicyKind};
+use crate::model::{Cell, Deviation, DeviationKind, Deviations, Experiment, PolicyKind};
 use crate::numbers::{primary_runs, JudgedRun};
 use crate::time::{self, UnixMillis};
 
@@ -16,19 +16,14 @@ use super::Receipt;
 /// What the grid's receipts found, for deciding hypotheses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GridFindings {
+    /// The grid's receipts.
     pub receipts: Vec<Receipt>,
     /// Policies with a registered cell that holds fewer runs than registered.
     pub incomplete: BTreeSet<String>,
 }
 
-type CellKey<'a> = (&'a str, &'a str, u64, &'a str);
-
-fn key(run: &RunFacts) -> CellKey<'_> {
-    (&run.task, &run.profile, run.seed, &run.policy)
-}
-
-fn show((task, profile, seed, policy): CellKey<'_>) -> String {
-    format!("{task} · {profile} · seed {seed} · {policy}")
+fn key(run: &RunFacts) -> Cell<'_> {
+    run.place.cell()
 }
 
 /// The receipts of the grid of experiment `e` (directory `dir`) over its
@@ -50,7 +45,7 @@ pub fn grid_receipts(
         .as_ref()
         .and_then(|p| time::parse(&p.registered_at).ok());
     let by_id: BTreeMap<&str, &RunFacts> =
-        crate::btree::map(runs.iter().map(|j| (j.run.id.as_str(), j.run)));
+        crate::btree::map(runs.iter().map(|j| (j.run.place.id.as_str(), j.run)));
     let stop = listed
         .iter()
         .filter(|d| d.kind == DeviationKind::Stop)
@@ -73,14 +68,14 @@ pub fn grid_receipts(
     }
 
     let in_grid = |r: &RunFacts| {
-        e.grid.tasks.contains(&r.task)
-            && e.grid.profiles.contains(&r.profile)
-            && e.grid.seeds.contains(&r.seed)
-            && e.grid.policies.contains(&r.policy)
+        e.grid.tasks.contains(&r.place.task)
+            && e.grid.profiles.contains(&r.place.profile)
+            && e.grid.seeds.contains(&r.place.seed)
+            && e.grid.policies.contains(&r.place.policy)
     };
     for j in runs {
         let r = j.run;
-        let subject = run_subject(&r.id);
+        let subject = run_subject(&r.place.id);
         if r.experiment != e.id {
             out.push(Receipt::new(
                 &subject,
@@ -94,7 +89,7 @@ pub fn grid_receipts(
             out.push(Receipt::new(
                 &subject,
                 "cell",
-                show(key(r)),
+                key(r).to_string(),
                 "not a cell of the registered grid",
                 false,
             ));
@@ -110,17 +105,17 @@ pub fn grid_receipts(
                 ));
             }
         }
-        if let Some(old) = &r.replaces {
+        if let Some(old) = &r.place.replaces {
             out.push(rerun_receipt(&subject, r, old, &by_id, listed));
         }
     }
 
     // The cells, in the primary analysis.
     let primary = primary_runs(runs);
-    let mut counted: BTreeMap<CellKey<'_>, Vec<&str>> = BTreeMap::new();
+    let mut counted: BTreeMap<Cell<'_>, Vec<&str>> = BTreeMap::new();
     for j in &primary {
         if in_grid(j.run) {
-            counted.entry(key(j.run)).or_default().push(&j.run.id);
+            counted.entry(key(j.run)).or_default().push(&j.run.place.id);
         }
     }
     let want = e.grid.runs_per_cell as usize;
@@ -129,30 +124,27 @@ pub fn grid_receipts(
     let grid_cells = e.grid.run_order();
     // A stop excuses only the cells after the last that ran, in the grid's
     // registered order: a cell left out before it was dropped, not stopped.
-    let last_ran = grid_cells
-        .iter()
-        .rposition(|c| counted.contains_key(&(c.task, c.profile, c.seed, c.policy)));
-    for (index, cell) in grid_cells.into_iter().enumerate() {
-        let k = (cell.task, cell.profile, cell.seed, cell.policy);
+    let last_ran = grid_cells.iter().rposition(|c| counted.contains_key(c));
+    for (index, k) in grid_cells.into_iter().enumerate() {
         let ids = counted.get(&k).map_or(&[][..], Vec::as_slice);
         if ids.len() > want {
             bad += 1;
             out.push(Receipt::new(
                 &subject,
-                format!("grid cell {}", show(k)),
+                format!("grid cell {k}"),
                 format!("{want} run(s) registered"),
                 format!("{} counted: {}", ids.len(), ids.join(", ")),
                 false,
             ));
         } else if ids.len() < want {
-            findings.incomplete.insert(cell.policy.to_string());
+            findings.incomplete.insert(k.policy.to_string());
             missing.push(k);
             let before_last = last_ran.is_some_and(|last| index < last);
             if let (Some((_, d)), true) = (stop, before_last) {
                 bad += 1;
                 out.push(Receipt::new(
                     &subject,
-                    format!("grid cell {}", show(k)),
+                    format!("grid cell {k}"),
                     format!("{want} run(s) registered"),
                     format!(
                         "{} counted, though later cells of the registered order ran; {} excuses only the cells after the last that ran",
@@ -165,7 +157,7 @@ pub fn grid_receipts(
                 bad += 1;
                 out.push(Receipt::new(
                     &subject,
-                    format!("grid cell {}", show(k)),
+                    format!("grid cell {k}"),
                     format!("{want} run(s) registered"),
                     if ids.is_empty() {
                         "no run counted in the primary analysis".to_string()
@@ -192,17 +184,16 @@ pub fn grid_receipts(
         )),
         (Some((_, d)), 0) => {
             // Whichever list is shorter: the cells that ran, or those that did not.
-            let ran: Vec<CellKey<'_>> = e
+            let ran: Vec<Cell<'_>> = e
                 .grid
                 .each_cell()
                 .into_iter()
-                .map(|c| (c.task, c.profile, c.seed, c.policy))
                 .filter(|k| !missing.contains(k))
                 .collect();
-            let list = |cells: &[CellKey<'_>]| {
+            let list = |cells: &[Cell<'_>]| {
                 cells
                     .iter()
-                    .map(|k| show(*k))
+                    .map(ToString::to_string)
                     .collect::<Vec<_>>()
                     .join("; ")
             };
@@ -300,7 +291,7 @@ fn rerun_receipt(
     let Some(original) = runs.get(old) else {
         return Receipt::new(subject, claim, recorded, "no such run on record", false);
     };
-    if original.id == r.id {
+    if original.place.id == r.place.id {
         return Receipt::new(
             subject,
             claim,
@@ -327,16 +318,13 @@ fn rerun_receipt(
             subject,
             claim,
             recorded,
-            format!(
-                "the replaced run is of another cell ({})",
-                show(key(original))
-            ),
+            format!("the replaced run is of another cell ({})", key(original)),
             false,
         );
     }
     match deviations
         .iter()
-        .find(|d| d.kind == DeviationKind::Rerun && d.runs.contains(&r.id))
+        .find(|d| d.kind == DeviationKind::Rerun && d.runs.contains(&r.place.id))
     {
         Some(d) => Receipt::new(
             subject,
@@ -421,9 +409,10 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
         .map(|p| {
             let claim = format!("policy `{}` starts where the task last passed", p.id);
             let mut of_policy: Vec<&JudgedRun<'_>> =
-                runs.iter().filter(|j| j.run.policy == p.id).collect();
-            of_policy
-                .sort_by(|a, b| (a.run.started_at, &a.run.id).cmp(&(b.run.started_at, &b.run.id)));
+                runs.iter().filter(|j| j.run.place.policy == p.id).collect();
+            of_policy.sort_by(|a, b| {
+                (a.run.started_at, &a.run.place.id).cmp(&(b.run.started_at, &b.run.place.id))
+            });
             // What each run could remember: the passes of runs that had
             // ended before it started, the latest per task.
             let end = |j: &JudgedRun<'_>| {
@@ -436,7 +425,7 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                 .filter_map(|j| {
                     j.run
                         .passed_tier(j.attempts_passed)
-                        .map(|tier| (end(j), j.run.task.as_str(), tier))
+                        .map(|tier| (end(j), j.run.place.task.as_str(), tier))
                 })
                 .collect();
             passes.sort_by_key(|(end, _, _)| *end);
@@ -452,7 +441,10 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                     memory.insert(task, tier);
                     known += 1;
                 }
-                let expected = memory.get(j.run.task.as_str()).copied().unwrap_or(first);
+                let expected = memory
+                    .get(j.run.place.task.as_str())
+                    .copied()
+                    .unwrap_or(first);
                 let started = j
                     .run
                     .attempts
@@ -461,7 +453,7 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                 if started != expected && wrong.is_none() {
                     wrong = Some(format!(
                         "{} started on `{started}`; task `{}` last passed on `{expected}`",
-                        j.run.id, j.run.task
+                        j.run.place.id, j.run.place.task
                     ));
                 }
             }
@@ -525,10 +517,10 @@ impl CallIndex {
                     continue;
                 };
                 match map.get(key) {
-                    Some((other_dir, other)) if other != &run.id || other_dir != dir => {
+                    Some((other_dir, other)) if other != &run.place.id || other_dir != dir => {
                         if found.is_none() && report(other_dir) {
                             found = Some(Receipt::new(
-                                &crate::layout::run_path(dir, &run.id),
+                                &crate::layout::run_path(dir, &run.place.id),
                                 "calls on record once",
                                 format!("call {} of {}", i + 1, run.calls.len()),
                                 format!(
@@ -541,7 +533,7 @@ impl CallIndex {
                     }
                     Some(_) => {}
                     None => {
-                        map.insert(*key, (dir.to_string(), run.id.clone()));
+                        map.insert(*key, (dir.to_string(), run.place.id.clone()));
                     }
                 }
             }

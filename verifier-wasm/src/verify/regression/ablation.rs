@@ -21,10 +21,15 @@ const RATE_DECIMALS: usize = 2;
 /// What the gate comes to over the labelled edits under some rules.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AblationRun {
+    /// Labelled regressions whose verdict is decided.
     pub regressions: u64,
+    /// Of those, held or reverted (WARN or BLOCK).
     pub held_or_reverted: u64,
+    /// Of those, reverted (BLOCK).
     pub reverted: u64,
+    /// Labelled controls (edits that are not regressions) whose verdict is decided.
     pub controls: u64,
+    /// Of those, held or reverted (WARN or BLOCK).
     pub false_alarms: u64,
     /// Every judge call's cost, or why it cannot be priced.
     pub cost: Result<Cost, String>,
@@ -306,13 +311,7 @@ fn figure_receipts(
         ("controls", p.controls, run.controls),
         ("false_alarms", p.false_alarms, run.false_alarms),
     ] {
-        receipts.push(Receipt::new(
-            subject,
-            format!("figures.{field}"),
-            a.to_string(),
-            b.to_string(),
-            a == b,
-        ));
+        receipts.push(Receipt::equal(subject, format!("figures.{field}"), a, b));
     }
     for (field, a, b) in [
         ("recall", p.recall, run.recall()),

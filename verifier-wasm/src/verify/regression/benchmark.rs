@@ -25,9 +25,13 @@ use super::{replay_verdict, same_side_effects, time_to_verdict_s, verdict};
 pub struct Rates {
     /// One row per class, sorted by class.
     pub classes: Vec<ClassRates>,
+    /// How often a control replay of the unchanged skill differs from its
+    /// golden trace, over every labelled edit's replays.
     pub noise_floor: NoiseFloor,
     /// Labelled edits whose verdict cannot be decided (left out of the rates).
     pub undecided: Vec<String>,
+    /// The labelled regressions held or reverted, of those whose verdict is
+    /// decided.
     pub recall: Recall,
     /// The time to verdict over the labelled edits, or the edit that has none.
     pub latency: Result<EditLatency, String>,
@@ -133,15 +137,7 @@ pub fn benchmark_rates(suite: &RegressionSuite, edits: &[SkillEdit]) -> Rates {
         recall,
         latency,
         classes,
-        noise_floor: NoiseFloor {
-            pairs,
-            diverged,
-            rate: if pairs == 0 {
-                0.0
-            } else {
-                diverged as f64 / pairs as f64
-            },
-        },
+        noise_floor: NoiseFloor::of(pairs, diverged),
         undecided,
     }
 }
@@ -218,12 +214,11 @@ pub fn verify_benchmark(
             continue;
         };
         let claim = |field: &str| format!("classes[{name}].{field}");
-        receipts.push(Receipt::new(
+        receipts.push(Receipt::equal(
             subject,
             claim("regression"),
-            p.regression.to_string(),
-            r.regression.to_string(),
-            p.regression == r.regression,
+            p.regression,
+            r.regression,
         ));
         for (field, a, b) in [
             ("total", Some(p.total), Some(r.total)),
@@ -256,13 +251,7 @@ pub fn verify_benchmark(
         ("noise_floor.pairs", p.pairs, r.pairs),
         ("noise_floor.diverged", p.diverged, r.diverged),
     ] {
-        receipts.push(Receipt::new(
-            subject,
-            field,
-            a.to_string(),
-            b.to_string(),
-            a == b,
-        ));
+        receipts.push(Receipt::equal(subject, field, a, b));
     }
     if let Some(p) = &published.recall {
         let r = &rates.recall;
@@ -275,13 +264,7 @@ pub fn verify_benchmark(
             ),
             ("recall.reverted", p.reverted, r.reverted),
         ] {
-            receipts.push(Receipt::new(
-                subject,
-                field,
-                a.to_string(),
-                b.to_string(),
-                a == b,
-            ));
+            receipts.push(Receipt::equal(subject, field, a, b));
         }
         for (field, a, b) in [
             ("recall.recall", p.recall, r.recall),
@@ -299,13 +282,7 @@ pub fn verify_benchmark(
     if let Some(p) = &published.latency {
         match &rates.latency {
             Ok(r) => {
-                receipts.push(Receipt::new(
-                    subject,
-                    "latency.edits",
-                    p.edits.to_string(),
-                    r.edits.to_string(),
-                    p.edits == r.edits,
-                ));
+                receipts.push(Receipt::equal(subject, "latency.edits", p.edits, r.edits));
                 for (field, a, b) in [
                     ("latency.mean_s", p.mean_s, r.mean_s),
                     ("latency.p95_s", p.p95_s, r.p95_s),

@@ -9,8 +9,13 @@ use crate::model::{RegressionSuite, SkillEdit};
 /// What an edit's judging cost, recomputed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditCost {
+    /// The cost of each tier's judge calls, by tier (every tier of the suite),
+    /// or why a call could not be priced.
     pub by_tier: BTreeMap<String, Result<Cost, String>>,
+    /// The cost of every judge call, or why a call could not be priced.
     pub total: Result<Cost, String>,
+    /// The all-largest counterfactual: each replay with a judge call judged
+    /// once by the largest judge; or why it could not be priced.
     pub all_largest: Result<Cost, String>,
     /// Request ids of the calls whose usage was lost.
     pub usage_lost: Vec<String>,

@@ -321,8 +321,13 @@ impl RegressionVerification {
 /// A suite's records beside its edits, each optional.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SuiteRecords<'a> {
+    /// The suite's published benchmark over its labelled edits, if any.
     pub benchmark: Option<&'a RegressionBenchmark>,
+    /// What was done to the suite's edits and golden traces after their
+    /// verdicts, if recorded.
     pub actions: Option<&'a RegressionActions>,
+    /// The suite's ablations: its labelled edits judged again with part of
+    /// the cascade off.
     pub ablations: &'a [RegressionAblation],
 }
 

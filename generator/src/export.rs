@@ -25,7 +25,7 @@ pub fn export(
     let found = corpus.experiments.iter().find_map(|e| {
         e.runs
             .iter()
-            .position(|r| r.id == run_id)
+            .position(|r| r.place.id == run_id)
             .map(|index| (e, index))
     });
     let Some((loaded, index)) = found else {
