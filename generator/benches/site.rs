@@ -136,7 +136,11 @@ fn build_site(c: &mut Criterion, root: &std::path::Path, runs: usize) {
 
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    simulate::write_files(dir.path(), &simulate::scale(RUNS)).expect("the input is written");
+    for (rel, bytes) in simulate::scale(RUNS) {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a file in a folder")).expect("a folder");
+        std::fs::write(&path, bytes).expect("the input is written");
+    }
     let corpus = load::load(dir.path()).expect("the input loads");
     let runs = corpus.experiments.iter().map(|e| e.runs.len()).sum();
     render(c, &corpus);

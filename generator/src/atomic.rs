@@ -4,23 +4,22 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use crate::error::{Doing, FileError};
 
 /// Writes `bytes` to `path` through a temporary file in its directory
 /// (created if missing), synced before it is renamed into place.
-pub fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).doing(|| format!("creating {}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a file in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
+        .doing(|| format!("creating a file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, bytes).doing(|| format!("writing {}", path.display()))?;
     tmp.as_file().sync_all().ok();
     tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
+        .doing(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 

@@ -198,7 +198,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                 Ok(rebuilt.receipts)
             }
             Err(BuildError::Input(e)) => Err(e),
-            Err(BuildError::Other(e)) => Err(InputError::new(DATA_DIR, format!("{e:#}"))),
+            Err(e) => Err(InputError::new(DATA_DIR, crate::error::report(&e))),
         },
     };
     match found {

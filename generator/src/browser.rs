@@ -11,8 +11,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::Result;
-
 pub use receipts_verifier::manifest::check_path;
 use receipts_verifier::manifest::{self, chunks::RecordsManifests};
 use receipts_verifier::verify::Receipt;
@@ -190,7 +188,7 @@ impl PageCheck {
 }
 
 impl Output for Rendered {
-    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
         self.files
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

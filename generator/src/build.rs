@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -25,7 +24,7 @@ use crate::data;
 use crate::load::{self, Corpus, LoadedExperiment};
 use crate::pages;
 use crate::publish;
-use crate::render::{Renderer, Theme};
+use crate::render::{RenderError, Renderer, Theme};
 use crate::site;
 use crate::validate;
 use crate::verification::{self, Keep};
@@ -199,7 +198,7 @@ pub type Files = Vec<(String, Vec<u8>)>;
 
 /// The code a site carries, by path: the theme's assets and a copy of the
 /// standalone verifier under `verifier/`; and that copy's manifest digest.
-pub fn code(theme: &Theme) -> Result<(Files, String)> {
+pub fn code(theme: &Theme) -> Result<(Files, String), RenderError> {
     let (verifier, digest) = crate::standalone::with_manifest()?;
     let mut code = theme.assets.clone();
     code.extend(
@@ -402,9 +401,9 @@ fn page_context(corpus: &Corpus, context: Option<&str>) -> String {
 
 /// The statement with one subject a line: a site of 100,000 runs names
 /// 200,000 files, which pretty-printed take half as many bytes again.
-fn statement_bytes(statement: &manifest::Statement<SitePredicate>) -> Result<Vec<u8>> {
-    fn json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
-        serde_json::to_string(value).context("serializing")
+fn statement_bytes(statement: &manifest::Statement<SitePredicate>) -> Result<Vec<u8>, BuildError> {
+    fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, BuildError> {
+        serde_json::to_string(value).map_err(BuildError::Statement)
     }
     let mut out = String::from("{\n  \"_type\": ");
     out += &json(&statement.type_)?;
@@ -417,7 +416,8 @@ fn statement_bytes(statement: &manifest::Statement<SitePredicate>) -> Result<Vec
     out += &json(&statement.predicate_type)?;
     out += ",\n  \"predicate\": ";
     // JSON strings hold no raw line breaks: each one is the pretty layout's.
-    let predicate = serde_json::to_string_pretty(&statement.predicate).context("serializing")?;
+    let predicate =
+        serde_json::to_string_pretty(&statement.predicate).map_err(BuildError::Statement)?;
     out += &predicate.replace('\n', "\n  ");
     out += "\n}\n";
     Ok(out.into_bytes())

@@ -3,8 +3,10 @@
 //! manifests: `data/SHA256SUMS`, whose digest is the records digest, and
 //! for an experiment of many runs the chunk manifests it lists.
 
-use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
+
+use crate::error::{BuildError, Doing};
+use crate::write::Result;
 
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
@@ -105,13 +107,10 @@ pub fn publish(corpus: &Corpus, staging: &Staging) -> Result<String> {
             staging.own(&published, digest);
             return Ok(());
         }
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = std::fs::read(&path).doing(|| format!("reading {}", path.display()))?;
         let digest = sha256_hex(&bytes);
         if corpus.record_digests.get(rel) != Some(&digest) {
-            bail!(
-                "{} changed while the site was being built; build again",
-                path.display()
-            );
+            return Err(BuildError::Changed(path));
         }
         staging.write_with_digest(&published, &bytes, digest)
     })?;
@@ -165,7 +164,7 @@ pub fn check_published(corpus: &Corpus, staging: &Staging) -> Result<()> {
         })
         .collect();
     if published != corpus.record_digests {
-        bail!("the records published under {DATA_DIR}/ differ from the records read; build again");
+        return Err(BuildError::Republished);
     }
     Ok(())
 }

@@ -5,15 +5,38 @@
 //! with Subresource Integrity; the verifier's worker, glue and wasm are
 //! fetched with integrity values the page names.
 
-#[cfg(feature = "cli")]
-use anyhow::Context;
-use anyhow::Result;
 use minijinja::{AutoEscape, Environment, Error, Output, State, UndefinedBehavior, Value};
 use serde::Serialize;
 
 use receipts_verifier::verify::Scope;
 
 use crate::site::SiteInfo;
+
+/// Why templates could not be read or turned into pages.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A template or page asset of a templates directory could not be read.
+    #[error(transparent)]
+    Read(#[from] crate::error::FileError),
+    /// A template does not parse: its name and minijinja's account.
+    #[error("template {name}: {reason:#}")]
+    Template {
+        name: String,
+        reason: minijinja::Error,
+    },
+    /// A built-in page asset that must be text is not UTF-8.
+    #[error("{0} is not UTF-8 text")]
+    NotText(&'static str),
+    /// A page could not be rendered: its path, its template and why.
+    #[error("rendering {page} with {template}: {reason:#}")]
+    Page {
+        page: String,
+        template: String,
+        reason: minijinja::Error,
+    },
+}
+
+type Result<T, E = RenderError> = std::result::Result<T, E>;
 
 /// Each template, by name, as shipped in `site-templates/`.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -229,11 +252,12 @@ impl Theme {
     /// Templates and page assets read from `dir` (laid out as `site-templates/`).
     #[cfg(feature = "cli")]
     pub fn from_dir(dir: &std::path::Path) -> Result<Theme> {
+        use crate::error::Doing;
         let mut theme = Theme::embedded();
         for (name, source) in &mut theme.templates {
             let path = dir.join(name.as_str());
-            *source = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            *source =
+                std::fs::read_to_string(&path).doing(|| format!("reading {}", path.display()))?;
         }
         for (path, bytes) in &mut theme.assets {
             if [
@@ -250,7 +274,7 @@ impl Theme {
                 continue;
             }
             let file = dir.join(path.as_str());
-            *bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            *bytes = std::fs::read(&file).doing(|| format!("reading {}", file.display()))?;
         }
         theme.seal_modules();
         Ok(theme)
@@ -411,7 +435,10 @@ impl Renderer {
         });
         for (name, source) in &theme.templates {
             env.add_template_owned(name.clone(), source.clone())
-                .map_err(|e| anyhow::anyhow!("template {name}: {e:#}"))?;
+                .map_err(|reason| RenderError::Template {
+                    name: name.clone(),
+                    reason,
+                })?;
         }
         let integrity = Integrity {
             verify: theme.integrity(VERIFY_JS),
@@ -452,7 +479,11 @@ impl Renderer {
             .get_template(template)
             .and_then(|t| t.render(ctx))
             .map(|html| crate::anchors::anchor_headings(&html))
-            .map_err(|e| anyhow::anyhow!("rendering {path} with {template}: {e:#}"))
+            .map_err(|reason| RenderError::Page {
+                page: path.to_string(),
+                template: template.to_string(),
+                reason,
+            })
     }
 }
 
@@ -473,7 +504,10 @@ pub fn root_page<S: Serialize>(theme: &Theme, shards: &[S], root_digest: &str) -
             .map(|(_, s)| s.clone())
             .unwrap_or_default();
         env.add_template_owned(part, source)
-            .map_err(|e| anyhow::anyhow!("template {part}: {e:#}"))?;
+            .map_err(|reason| RenderError::Template {
+                name: part.to_string(),
+                reason,
+            })?;
     }
     let ctx = minijinja::context! {
         shards => Value::from_serialize(shards),
@@ -482,7 +516,11 @@ pub fn root_page<S: Serialize>(theme: &Theme, shards: &[S], root_digest: &str) -
     };
     env.get_template(name)
         .and_then(|t| t.render(ctx))
-        .map_err(|e| anyhow::anyhow!("rendering the root's page with {name}: {e:#}"))
+        .map_err(|reason| RenderError::Page {
+            page: "the root's page".to_string(),
+            template: name.to_string(),
+            reason,
+        })
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -25,7 +24,6 @@ use tokio_stream::{Stream, StreamExt};
 use tower_http::services::ServeDir;
 
 use crate::build::{build, describe, BuildOptions};
-use crate::error::BuildError;
 use crate::write::in_place::InPlace;
 
 /// The directories whose changes trigger a rebuild, relative to the root.
@@ -73,10 +71,7 @@ impl Shared {
                 let _ = self.notices.send(Notice::Rebuilt);
             }
             Err(e) => {
-                let message = match &e {
-                    BuildError::Input(input) => input.to_string(),
-                    BuildError::Other(other) => format!("{other:#}"),
-                };
+                let message = crate::error::report(&e);
                 eprintln!("error: {message} (serving the last good site)");
                 *self
                     .error
@@ -274,7 +269,7 @@ fn changes_content(event: &notify::Event) -> bool {
 /// Watches the input and rebuilds on change, once the changed files have
 /// been quiet for 150 ms (notify's debouncer), for as long as the process
 /// runs.
-fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<()> {
+fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<(), ServeError> {
     use notify_debouncer_full::{new_debouncer_opt, DebounceEventResult, NoCache};
     let (tx, rx) = std::sync::mpsc::channel::<DebounceEventResult>();
     // No file-id cache: telling renames apart needs a scan of every
@@ -286,11 +281,14 @@ fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<()> 
         NoCache,
         notify::Config::default(),
     )
-    .context("starting the file watcher")?;
+    .map_err(ServeError::Watcher)?;
     for dir in WATCHED.iter().map(|d| root.join(d)).filter(|d| d.is_dir()) {
         debouncer
             .watch(&dir, RecursiveMode::Recursive)
-            .with_context(|| format!("watching {}", dir.display()))?;
+            .map_err(|source| ServeError::Watch {
+                dir: dir.clone(),
+                source,
+            })?;
     }
     std::thread::spawn(move || {
         let _keep = debouncer;
@@ -303,7 +301,31 @@ fn watch(root: &Path, shared: Arc<Shared>, options: BuildOptions) -> Result<()> 
     Ok(())
 }
 
-pub fn serve(options: ServeOptions) -> Result<()> {
+/// Why the preview server stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("starting the file watcher")]
+    Watcher(#[source] notify::Error),
+    #[error("watching {}", .dir.display())]
+    Watch {
+        dir: PathBuf,
+        #[source]
+        source: notify::Error,
+    },
+    #[error("starting the server")]
+    Start(#[source] std::io::Error),
+    #[error("listening on {host}:{port}")]
+    Listen {
+        host: String,
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("serving")]
+    Serve(#[source] std::io::Error),
+}
+
+pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     let root = options.build.root.clone();
     let mut build_options = options.build.clone();
     let templates = root.join("site-templates");
@@ -334,12 +356,17 @@ pub fn serve(options: ServeOptions) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("starting the server")?;
+        .map_err(ServeError::Start)?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind((options.host.as_str(), options.port))
             .await
-            .with_context(|| format!("listening on {}:{}", options.host, options.port))?;
-        let address = listener.local_addr()?;
+            .and_then(|l| Ok((l.local_addr()?, l)))
+            .map_err(|source| ServeError::Listen {
+                host: options.host.clone(),
+                port: options.port,
+                source,
+            })?;
+        let (address, listener) = listener;
         let url = format!("http://{address}/");
         println!("serving {} on {url} (Ctrl-C to stop)", shared.out.display());
         if options.open {
@@ -361,7 +388,7 @@ pub fn serve(options: ServeOptions) -> Result<()> {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await
-            .context("serving")
+            .map_err(ServeError::Serve)
     })
 }
 

@@ -12,8 +12,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
-
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
 use receipts_verifier::manifest::chunks::is_chunk;
@@ -28,7 +26,7 @@ use receipts_verifier::verify::{Kinds, Receipt, Status, Tally};
 use crate::audit::{read_site_file, SiteAudit, RENDERED};
 use crate::error::BuildError;
 use crate::error::{display_path, InputError};
-use crate::render::Theme;
+use crate::render::{RenderError, Theme};
 use crate::write::Staging;
 
 /// The SHA-256 of the `SHA256SUMS` of the site in `dir`, and the run
@@ -63,7 +61,10 @@ pub fn read_shard(dir: &Path) -> Result<(String, Vec<String>), InputError> {
 
 /// Every file of a root site for `shards` (their facts, in `SHARDS`
 /// order), path → bytes: its page carries the root digest its manifest makes.
-pub fn root_files(shards: &[ShardFacts], theme: &Theme) -> Result<BTreeMap<String, Vec<u8>>> {
+pub fn root_files(
+    shards: &[ShardFacts],
+    theme: &Theme,
+) -> Result<BTreeMap<String, Vec<u8>>, RenderError> {
     let list: Vec<Shard> = shards
         .iter()
         .map(|f| Shard {

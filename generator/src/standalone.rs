@@ -14,13 +14,15 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use base64::Engine as _;
 
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{format_sums, SUMS, VERIFIER_DIR};
 
-use crate::render::{Theme, FULL_WASM, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WORKER_JS};
+use crate::error::{BuildError, Doing};
+use crate::render::{
+    RenderError, Theme, FULL_WASM, GLUE_JS, RENDER_GLUE_JS, RENDER_WASM, VERIFY_JS, WORKER_JS,
+};
 
 const INDEX: &str = include_str!("../../site-templates/standalone/index.html");
 const SCRIPT: &[u8] = include_bytes!("../../site-templates/standalone/standalone.js");
@@ -28,7 +30,7 @@ const STYLE: &str = "assets/style.css";
 const FAVICON: &str = "assets/favicon.svg";
 
 /// The verifier's files, by name, as [`write`] writes them.
-pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
+pub fn files() -> Result<BTreeMap<String, Vec<u8>>, RenderError> {
     let theme = Theme::embedded();
     let asset = |path: &str| -> Vec<u8> {
         theme
@@ -55,11 +57,18 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
     let base64 = |path: &str| base64::engine::general_purpose::STANDARD.encode(asset(path));
     let mut env = minijinja::Environment::new();
     env.add_template("index.html", INDEX)
-        .context("the standalone verifier's page")?;
+        .map_err(|reason| RenderError::Template {
+            name: "standalone/index.html".to_string(),
+            reason,
+        })?;
     let index = env
         .get_template("index.html")
         .and_then(|t| t.render(minijinja::context! { version => version }))
-        .context("rendering the standalone verifier's page")?;
+        .map_err(|reason| RenderError::Page {
+            page: "the standalone verifier's page".to_string(),
+            template: "standalone/index.html".to_string(),
+            reason,
+        })?;
     let mut files = BTreeMap::new();
     files.insert("index.html".to_string(), index.into_bytes());
     files.insert("standalone.js".to_string(), SCRIPT.to_vec());
@@ -77,17 +86,14 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
     let engine = serde_json::json!({
         "about": format!("The standalone verifier's engine: receipts {version}'s worker and WebAssembly (the verifier and the page check), and the SHA-256 of the code a site of this version ships."),
         "version": version,
-        "worker": String::from_utf8(worker).context("the worker is not UTF-8")?,
+        "worker": String::from_utf8(worker).map_err(|_| RenderError::NotText(WORKER_JS))?,
         // The full verifier: a site picked may hold imports or time stamps.
         "wasm": base64(FULL_WASM),
         "render_wasm": base64(RENDER_WASM),
         "assets": shipped,
         "verifier": others,
     });
-    let engine = format!(
-        "var RECEIPTS_ENGINE = {};\n",
-        serde_json::to_string(&engine).context("serializing the engine")?
-    );
+    let engine = format!("var RECEIPTS_ENGINE = {engine};\n");
     files.insert("engine.js".to_string(), engine.into_bytes());
     Ok(files)
 }
@@ -95,7 +101,7 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
 /// The verifier's files with its manifest `SHA256SUMS`, by name, and the
 /// manifest's SHA-256: the same for every site a version of `receipts`
 /// builds, which carries a copy under `verifier/`.
-pub fn with_manifest() -> Result<(BTreeMap<String, Vec<u8>>, String)> {
+pub fn with_manifest() -> Result<(BTreeMap<String, Vec<u8>>, String), RenderError> {
     let mut files = files()?;
     let digests: BTreeMap<String, String> = files
         .iter()
@@ -110,13 +116,13 @@ pub fn with_manifest() -> Result<(BTreeMap<String, Vec<u8>>, String)> {
 /// Writes the verifier into `out` (created if needed; files of the same
 /// names replaced) with its manifest `SHA256SUMS`; returns each file's
 /// SHA-256 and the manifest's.
-pub fn write(out: &Path) -> Result<(BTreeMap<String, String>, String)> {
+pub fn write(out: &Path) -> Result<(BTreeMap<String, String>, String), BuildError> {
     let (files, manifest) = with_manifest()?;
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    fs::create_dir_all(out).doing(|| format!("creating {}", out.display()))?;
     let mut digests = BTreeMap::new();
     for (name, bytes) in &files {
         let path = out.join(name);
-        fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        fs::write(&path, bytes).doing(|| format!("writing {}", path.display()))?;
         if name != SUMS {
             digests.insert(name.clone(), sha256_hex(bytes));
         }

@@ -160,7 +160,7 @@ pub fn verify<F>(
     visit: F,
 ) -> Result<Verified, BuildError>
 where
-    F: Fn(RunPass<'_>) -> anyhow::Result<()> + Sync,
+    F: Fn(RunPass<'_>) -> Result<(), BuildError> + Sync,
 {
     let mut experiments = Vec::with_capacity(corpus.experiments.len());
     let mut tally = Tally::default();

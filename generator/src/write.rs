@@ -21,16 +21,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Context, Result};
-
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{STATEMENT, SUMS};
 
 pub use crate::difference::Difference;
+use crate::error::{BuildError, Doing};
 
 pub mod in_place;
 mod update;
 use in_place::{Change, CommitLock, Generation, Tail};
+
+pub(crate) type Result<T, E = BuildError> = std::result::Result<T, E>;
 
 impl crate::pages::Output for Staging {
     fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
@@ -104,7 +105,7 @@ impl Staging {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
+        fs::create_dir_all(&parent).doing(|| format!("creating {}", parent.display()))?;
         remove_abandoned(&parent);
         let previous = if out.exists() {
             ensure_replaceable(out)?;
@@ -115,7 +116,7 @@ impl Staging {
         let dir = tempfile::Builder::new()
             .prefix(".receipts-staging-")
             .tempdir_in(&parent)
-            .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
+            .doing(|| format!("creating a staging directory in {}", parent.display()))?;
         Ok(Staging::with(Target::Write {
             dir,
             out: out.to_path_buf(),
@@ -189,11 +190,10 @@ impl Staging {
                 let path = dir.path().join(rel);
                 if let Some(parent) = path.parent() {
                     fs::create_dir_all(parent)
-                        .with_context(|| format!("creating {}", parent.display()))?;
+                        .doing(|| format!("creating {}", parent.display()))?;
                 }
                 if !link_unchanged(previous.as_ref(), out, rel, &digest, &path) {
-                    fs::write(&path, bytes)
-                        .with_context(|| format!("writing {}", path.display()))?;
+                    fs::write(&path, bytes).doing(|| format!("writing {}", path.display()))?;
                 }
             }
             Target::Update {
@@ -284,7 +284,7 @@ impl Staging {
             .into_keys()
             .collect();
         for entry in walkdir::WalkDir::new(&site).sort_by_file_name() {
-            let entry = entry.with_context(|| format!("reading {}", site.display()))?;
+            let entry = entry.doing(|| format!("reading {}", site.display()))?;
             if entry.file_type().is_dir() {
                 continue;
             }
@@ -311,7 +311,11 @@ impl Staging {
                 self.commit_in_place()?;
                 return Ok(PreviousSite(None));
             }
-            Target::Compare { .. } => bail!("a site rendered to be compared is not written"),
+            Target::Compare { .. } => {
+                return Err(BuildError::Unsupported(
+                    "a site rendered to be compared is not written",
+                ))
+            }
         };
         let staged = dir.keep();
         if out.exists() {
@@ -321,21 +325,22 @@ impl Staging {
             let old = tempfile::Builder::new()
                 .prefix(".receipts-previous-")
                 .tempdir_in(&parent)
-                .context("creating a directory for the previous site")?;
+                .doing(|| "creating a directory for the previous site".to_string())?;
             let old_site = old.path().join("site");
             fs::rename(&out, &old_site)
-                .with_context(|| format!("moving the previous site {} aside", out.display()))?;
+                .doing(|| format!("moving the previous site {} aside", out.display()))?;
             if let Err(e) = fs::rename(&staged, &out) {
                 // Put the previous site back before reporting.
                 let _ = fs::rename(&old_site, &out);
                 let _ = fs::remove_dir_all(&staged);
                 return Err(e)
-                    .with_context(|| format!("moving the new site into {}", out.display()));
+                    .doing(|| format!("moving the new site into {}", out.display()))
+                    .map_err(BuildError::from);
             }
             Ok(PreviousSite(Some(old)))
         } else {
             fs::rename(&staged, &out)
-                .with_context(|| format!("moving the new site into {}", out.display()))?;
+                .doing(|| format!("moving the new site into {}", out.display()))?;
             Ok(PreviousSite(None))
         }
     }
@@ -452,15 +457,12 @@ fn remove_abandoned(parent: &Path) {
 /// mistyped `--out` cannot delete unrelated files.
 fn ensure_replaceable(out: &Path) -> Result<()> {
     if !out.is_dir() {
-        bail!("{} exists and is not a directory", out.display());
+        return Err(BuildError::NotADirectory(out.to_path_buf()));
     }
     let empty = fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
     let ours = out.join(".nojekyll").is_file() && out.join("index.html").is_file();
     if !empty && !ours {
-        bail!(
-            "refusing to replace {}: it is not empty and does not look like a site receipts built (no .nojekyll and index.html)",
-            out.display()
-        );
+        return Err(BuildError::NotASite(out.to_path_buf()));
     }
     Ok(())
 }

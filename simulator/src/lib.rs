@@ -16,9 +16,7 @@ mod regression;
 mod rng;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-use anyhow::{Context, Result};
 use serde::Serialize;
 
 use receipts_verifier::layout;
@@ -200,19 +198,6 @@ pub fn scale_named(runs: usize, id: &str) -> Files {
         &publish::Earlier::default(),
     );
     out
-}
-
-/// Writes `files` under `root`, creating directories.
-pub fn write_files(root: &Path, files: &Files) -> Result<()> {
-    for (rel, bytes) in files {
-        let path = root.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
 }
 
 fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {

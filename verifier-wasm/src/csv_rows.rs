@@ -7,14 +7,14 @@
 //! byte order mark ignored, and every row as long as the first.
 
 use std::cell::RefCell;
-use std::fmt;
 
 use csv_core::{ReadRecordResult, Reader};
 
 /// Why a CSV file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CsvError {
     /// A row has a different number of fields than the first row.
+    #[error("row {row} (line {line}) has {fields} fields, but the first row has {first}")]
     Ragged {
         /// The row's index, from 0, blank lines not counted.
         row: usize,
@@ -26,6 +26,7 @@ pub enum CsvError {
         first: usize,
     },
     /// A row is not UTF-8 text.
+    #[error("row {row} (line {line}) is not UTF-8")]
     NotUtf8 {
         /// The row's index, from 0, blank lines not counted.
         row: usize,
@@ -33,25 +34,6 @@ pub enum CsvError {
         line: u64,
     },
 }
-
-impl fmt::Display for CsvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CsvError::Ragged {
-                row,
-                line,
-                fields,
-                first,
-            } => write!(
-                f,
-                "row {row} (line {line}) has {fields} fields, but the first row has {first}"
-            ),
-            CsvError::NotUtf8 { row, line } => write!(f, "row {row} (line {line}) is not UTF-8"),
-        }
-    }
-}
-
-impl std::error::Error for CsvError {}
 
 thread_local! {
     static PARSER: RefCell<Reader> = RefCell::new(Reader::new());

@@ -4,27 +4,14 @@
 //! the past), so two timestamps always compare by their instant; the
 //! record keeps the text as written and pages show it so.
 
-use std::fmt;
-
 /// Milliseconds since 1970-01-01T00:00:00Z.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnixMillis(pub i64);
 
 /// Why a timestamp was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not an RFC 3339 timestamp: YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z or an offset such as +02:00")]
 pub struct TimestampError(pub String);
-
-impl fmt::Display for TimestampError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not an RFC 3339 timestamp: YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z or an offset such as +02:00",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for TimestampError {}
 
 /// Parses `2026-10-28T12:35:00Z`, `2026-10-28T12:35:00.250Z`,
 /// `2026-10-28T14:35:00.123456+02:00` (the same instant as

@@ -14,8 +14,10 @@ mod verify;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::BuildError;
 use crate::error::EXIT_INPUT;
+use crate::error::{BuildError, FileError};
+use crate::record::RecordError;
+use crate::serve::ServeError;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -79,12 +81,40 @@ impl From<BuildError> for Failure {
     fn from(e: BuildError) -> Self {
         let code = match e {
             BuildError::Input(_) => EXIT_INPUT as u8,
-            BuildError::Other(_) => 1,
+            _ => 1,
         };
         Failure {
-            message: e.to_string(),
+            message: crate::error::report(&e),
             code,
         }
+    }
+}
+
+impl Failure {
+    /// Exit 1 for `e`, with every cause beneath it.
+    fn other(e: &dyn std::error::Error) -> Self {
+        Failure {
+            message: crate::error::report(e),
+            code: 1,
+        }
+    }
+}
+
+impl From<FileError> for Failure {
+    fn from(e: FileError) -> Self {
+        Failure::other(&e)
+    }
+}
+
+impl From<RecordError> for Failure {
+    fn from(e: RecordError) -> Self {
+        Failure::other(&e)
+    }
+}
+
+impl From<ServeError> for Failure {
+    fn from(e: ServeError) -> Self {
+        Failure::other(&e)
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use receipts_verifier::verify::{Status, Tally};
 
 use super::{Failure, Out};
-use crate::error::EXIT_INPUT;
+use crate::error::{report, EXIT_INPUT};
 use crate::record::run::{self, Placement};
 use crate::record::{record_command, Upstreams};
 
@@ -71,9 +71,8 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         artifacts: args.artifacts,
     };
     // Everything that can be known before the command runs is checked first.
-    run::check(&args.into, &placement).map_err(|e| input(format!("{e:#}")))?;
-    let before =
-        run::witness_inputs(&args.into, &placement).map_err(|e| input(format!("{e:#}")))?;
+    run::check(&args.into, &placement).map_err(|e| input(report(&e)))?;
+    let before = run::witness_inputs(&args.into, &placement).map_err(|e| input(report(&e)))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -85,7 +84,8 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             // Nothing recorded is lost: the capture and its bodies are kept.
             let kept = run::keep_capture(&args.into, &recording)?;
             return Err(input(format!(
-                "{e:#}\nthe capture is kept as {} with every body it names",
+                "{}\nthe capture is kept as {} with every body it names",
+                report(&e),
                 kept.display()
             )));
         }

@@ -1,9 +1,8 @@
 //! `receipts simulate [--out DIR] [--scale N [--experiment ID]]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
+use crate::error::{Doing, FileError};
 use crate::simulate;
 
 use super::{Failure, Out};
@@ -47,20 +46,34 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let dir = args.out.join("experiments");
     if dir.exists() {
         if !args.force {
-            return Err(anyhow::anyhow!(
-                "{} exists; pass --force to replace it with the simulated sample",
-                dir.display()
-            )
-            .into());
+            return Err(Failure {
+                message: format!(
+                    "{} exists; pass --force to replace it with the simulated sample",
+                    dir.display()
+                ),
+                code: 1,
+            });
         }
         // Stale records of an earlier simulation must not linger beside the new ones.
-        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        std::fs::remove_dir_all(&dir).doing(|| format!("removing {}", dir.display()))?;
     }
-    simulate::write_files(&args.out, &files)?;
+    write_files(&args.out, &files)?;
     out.status(format_args!(
         "wrote {} simulated files under {}",
         files.len(),
         args.out.display()
     ))?;
+    Ok(())
+}
+
+/// Writes `files` under `root`, creating directories.
+fn write_files(root: &Path, files: &simulate::Files) -> Result<(), FileError> {
+    for (rel, bytes) in files {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).doing(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).doing(|| format!("writing {}", path.display()))?;
+    }
     Ok(())
 }

@@ -5,12 +5,13 @@
 //! writes them into its staging directory; the browser's page check renders
 //! them into memory (`crate::browser`).
 
-use anyhow::Result;
 use serde::Serialize;
 
 use receipts_verifier::verify::{Scope, MEMOS_DIR};
 
 use crate::error::BuildError;
+
+type Result<T, E = BuildError> = std::result::Result<T, E>;
 use crate::load::{Corpus, DOCS_DIR};
 use crate::render::{Pin, Renderer, VerifyScope};
 use crate::site::{self, doc_href, experiment_href, run_href};
@@ -251,7 +252,7 @@ pub fn render(
             serde_json::json!({ "columns": site::COLUMNS, "models": named, "rows": compact });
         staging.write(
             &format!("runs/rows-{}.json", i + 1),
-            serde_json::to_string(&json)?.as_bytes(),
+            json.to_string().as_bytes(),
         )?;
     }
     for index in site::pages(&rows, parts.len()) {

@@ -3,11 +3,10 @@
 //! benchmark, each edit's verdict page). Each page's Verify control names
 //! the records it checks; a run's or an edit's page pins its record's digest.
 
-use anyhow::Result;
-
 use receipts_verifier::layout;
 use receipts_verifier::verify::Scope;
 
+use crate::error::BuildError;
 use crate::load::Corpus;
 use crate::render::{Pin, VerifyScope};
 use crate::site;
@@ -27,7 +26,11 @@ fn record_pin(corpus: &Corpus, rel: &str) -> Pin {
 }
 
 /// Each imported evaluation's page.
-pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+pub(super) fn imports(
+    corpus: &Corpus,
+    verified: &Verified,
+    out: &mut Pages<'_>,
+) -> Result<(), BuildError> {
     for (loaded, receipts) in corpus.imports.iter().zip(&verified.imports) {
         let mut files: Vec<String> = loaded
             .record_paths()
@@ -69,7 +72,11 @@ pub(super) fn imports(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
 }
 
 /// Each harness suite's page and its runs' report pages.
-pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+pub(super) fn harness(
+    corpus: &Corpus,
+    verified: &Verified,
+    out: &mut Pages<'_>,
+) -> Result<(), BuildError> {
     for (loaded, v) in corpus.harness.iter().zip(&verified.harness) {
         let suite_file = layout::published(&loaded.suite_path(), false);
         let mut files = vec![suite_file.clone()];
@@ -115,7 +122,11 @@ pub(super) fn harness(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>)
 }
 
 /// Each regression suite's page and its edits' verdict pages.
-pub(super) fn regressions(corpus: &Corpus, verified: &Verified, out: &mut Pages<'_>) -> Result<()> {
+pub(super) fn regressions(
+    corpus: &Corpus,
+    verified: &Verified,
+    out: &mut Pages<'_>,
+) -> Result<(), BuildError> {
     for (loaded, v) in corpus.regressions.iter().zip(&verified.regressions) {
         let suite_file = layout::published(&loaded.suite_path(), false);
         let edit_file = |id: &str| layout::published(&loaded.edit_path(id), false);

@@ -6,17 +6,18 @@
 //! both ways, the times, the status. When the command exits, what was kept
 //! is the [`Capture`] its run is derived from.
 
+mod error;
 pub mod proxy;
 pub mod run;
 pub mod upstream;
 
 use std::collections::BTreeMap;
 
-use anyhow::Context;
 use bytes::Bytes;
 use receipts_verifier::model::FormatVersion;
 use receipts_verifier::wire::{Capture, CaptureKind};
 
+pub use error::RecordError;
 pub use proxy::Proxy;
 pub use upstream::Upstreams;
 
@@ -32,10 +33,11 @@ pub struct Recording {
 /// and for its calls under way to end, and returns what was kept. The
 /// command's standard streams are this process's. An interrupt (Ctrl-C)
 /// while the command runs is left to the command.
-pub async fn record_command(command: &[String], upstreams: Upstreams) -> anyhow::Result<Recording> {
-    let (program, args) = command
-        .split_first()
-        .context("no command to record was given")?;
+pub async fn record_command(
+    command: &[String],
+    upstreams: Upstreams,
+) -> Result<Recording, RecordError> {
+    let (program, args) = command.split_first().ok_or(RecordError::NoCommand)?;
     let proxy = Proxy::start(upstreams.clone()).await?;
     let mut child = tokio::process::Command::new(program);
     child.args(args);
@@ -48,7 +50,7 @@ pub async fn record_command(command: &[String], upstreams: Upstreams) -> anyhow:
     #[cfg(unix)]
     let interrupts = {
         use tokio::signal::unix::{signal, SignalKind};
-        let mut interrupt = signal(SignalKind::interrupt()).context("listening for Ctrl-C")?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(RecordError::Signal)?;
         tokio::spawn(async move {
             while interrupt.recv().await.is_some() {
                 eprintln!(
@@ -58,10 +60,10 @@ pub async fn record_command(command: &[String], upstreams: Upstreams) -> anyhow:
         })
     };
     let started_at = proxy::now();
-    let status = child
-        .status()
-        .await
-        .with_context(|| format!("running {program}"))?;
+    let status = child.status().await.map_err(|source| RecordError::Run {
+        program: program.clone(),
+        source,
+    })?;
     let ended_at = proxy::now();
     #[cfg(unix)]
     interrupts.abort();

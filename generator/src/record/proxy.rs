@@ -36,16 +36,9 @@ use super::upstream::Upstreams;
 type Relayed = StreamBody<tokio_stream::wrappers::ReceiverStream<Result<Frame<Bytes>, Cut>>>;
 
 /// Why a relayed response stopped early; the agent's connection is cut.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Cut(String);
-
-impl std::fmt::Display for Cut {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Cut {}
 
 type HttpsClient = Client<
     hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
@@ -97,9 +90,11 @@ pub struct Proxy {
 
 impl Proxy {
     /// Listens on 127.0.0.1 at a free port and forwards to `upstreams`.
-    pub async fn start(upstreams: Upstreams) -> anyhow::Result<Proxy> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let addr = listener.local_addr()?;
+    pub async fn start(upstreams: Upstreams) -> Result<Proxy, super::RecordError> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(super::RecordError::Listen)?;
+        let addr = listener.local_addr().map_err(super::RecordError::Listen)?;
         // Small writes go out at once: a request's head and body, or an
         // event of a stream, are not held back for an acknowledgement.
         let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -402,7 +397,7 @@ impl State {
         let response = match self.client.request(upstream).await {
             Ok(response) => response,
             Err(e) => {
-                let error = describe(&e);
+                let error = crate::error::report(&e);
                 open.keep(ExchangeEnd::Unreachable, Some(error.clone()), None);
                 return Err(Cut(error));
             }
@@ -448,7 +443,10 @@ impl State {
                         }
                     }
                     Some(Err(e)) => {
-                        let error = format!("the upstream's response was cut: {}", describe(&e));
+                        let error = format!(
+                            "the upstream's response was cut: {}",
+                            crate::error::report(&e)
+                        );
                         let _ = tx.send(Err(Cut(error.clone()))).await;
                         open.keep(ExchangeEnd::Cut, Some(error), Some(kept.into()));
                         return;
@@ -463,16 +461,4 @@ impl State {
         *response.headers_mut() = forwarded(&parts.headers);
         Ok(response)
     }
-}
-
-/// An error and its causes, on one line.
-fn describe(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
 use receipts_verifier::checks::{run_all, CheckContext};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
@@ -22,7 +21,10 @@ use receipts_verifier::model::{
 };
 use receipts_verifier::wire::{derive, CAPTURE_FORMAT};
 
-use super::Recording;
+use super::{RecordError, Recording};
+use crate::error::Doing;
+
+type Result<T, E = RecordError> = std::result::Result<T, E>;
 
 /// Where in the experiment a recording goes; what is not given is taken
 /// from the grid when it has one choice.
@@ -51,11 +53,11 @@ pub struct Made {
 
 /// The one value of `axis` among `choices`, or the one given.
 fn pick<T: Clone + PartialEq + std::fmt::Display>(
-    axis: &str,
+    axis: &'static str,
     given: Option<T>,
     choices: &[T],
     experiment: &str,
-) -> anyhow::Result<T> {
+) -> Result<T> {
     let list = || {
         choices
             .iter()
@@ -65,23 +67,26 @@ fn pick<T: Clone + PartialEq + std::fmt::Display>(
     };
     match given {
         Some(v) if choices.contains(&v) => Ok(v),
-        Some(v) => bail!(
-            "--{axis} `{v}` is not one of experiment {experiment}'s: {}",
-            list()
-        ),
+        Some(v) => Err(RecordError::NotAChoice {
+            axis,
+            value: v.to_string(),
+            experiment: experiment.to_string(),
+            choices: list(),
+        }),
         None => match choices {
             [one] => Ok(one.clone()),
-            _ => bail!(
-                "experiment {experiment} has several of these; name one with --{axis}: {}",
-                list()
-            ),
+            _ => Err(RecordError::Ambiguous {
+                axis,
+                experiment: experiment.to_string(),
+                choices: list(),
+            }),
         },
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    crate::parse::json(&path.display().to_string(), &bytes).map_err(|e| anyhow::anyhow!("{e}"))
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let bytes = std::fs::read(path).doing(|| format!("reading {}", path.display()))?;
+    Ok(crate::parse::json(&path.display().to_string(), &bytes)?)
 }
 
 /// The cell of the grid a placement names, with what it needs.
@@ -94,13 +99,11 @@ struct Cell {
 }
 
 impl Cell {
-    fn of(into: &Path, placement: &Placement) -> anyhow::Result<Cell> {
+    fn of(into: &Path, placement: &Placement) -> Result<Cell> {
         let experiment: Experiment =
-            read_json(&into.join("experiment.json")).with_context(|| {
-                format!(
-                    "{} holds no experiment: a recorded run belongs to an experiment (experiment.json, its tasks, tiers and prices)",
-                    into.display()
-                )
+            read_json(&into.join("experiment.json")).map_err(|e| RecordError::NoExperiment {
+                dir: into.to_path_buf(),
+                source: Box::new(e),
             })?;
         let e = &experiment;
         let task = pick("task", placement.task.clone(), &e.grid.tasks, &e.id)?;
@@ -143,16 +146,13 @@ fn experiments_of(into: &Path) -> &Path {
 
 /// Checks, before the command runs, that a run can be placed as asked:
 /// the experiment, its cell and its task exist, and no run has the id.
-pub fn check(into: &Path, placement: &Placement) -> anyhow::Result<()> {
+pub fn check(into: &Path, placement: &Placement) -> Result<()> {
     let cell = Cell::of(into, placement)?;
     let path = into
         .join(layout::RUNS_DIR)
         .join(format!("{}.json", cell.run_id(placement)));
     if path.exists() {
-        bail!(
-            "{} exists: a recorded run is never replaced; name this one with --run",
-            path.display()
-        );
+        return Err(RecordError::Exists(path));
     }
     Ok(())
 }
@@ -164,7 +164,7 @@ pub struct Witnessed(BTreeMap<String, String>);
 
 /// Reads the digests of the task's input files present in the working
 /// directory, before the command runs.
-pub fn witness_inputs(into: &Path, placement: &Placement) -> anyhow::Result<Witnessed> {
+pub fn witness_inputs(into: &Path, placement: &Placement) -> Result<Witnessed> {
     let cell = Cell::of(into, placement)?;
     let mut seen = BTreeMap::new();
     for input in &cell.task.inputs {
@@ -173,7 +173,7 @@ pub fn witness_inputs(into: &Path, placement: &Placement) -> anyhow::Result<Witn
                 seen.insert(input.path.clone(), sha256_hex(&bytes));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => bail!("reading the task's input {}: {e}", input.path),
+            Err(e) => Err(e).doing(|| format!("reading the task's input {}", input.path))?,
         }
     }
     Ok(Witnessed(seen))
@@ -181,7 +181,7 @@ pub fn witness_inputs(into: &Path, placement: &Placement) -> anyhow::Result<Witn
 
 /// The inputs witnessed before the command, with their digests now. An
 /// input the command removed is kept as empty, which no input's digest is.
-fn inputs_after(before: &Witnessed) -> anyhow::Result<Vec<InputDigests>> {
+fn inputs_after(before: &Witnessed) -> Result<Vec<InputDigests>> {
     before
         .0
         .iter()
@@ -189,7 +189,7 @@ fn inputs_after(before: &Witnessed) -> anyhow::Result<Vec<InputDigests>> {
             let after = match std::fs::read(path) {
                 Ok(bytes) => bytes,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-                Err(e) => bail!("reading the task's input {path}: {e}"),
+                Err(e) => Err(e).doing(|| format!("reading the task's input {path}"))?,
             };
             Ok(InputDigests {
                 path: path.clone(),
@@ -207,7 +207,7 @@ pub fn make(
     recording: &Recording,
     placement: &Placement,
     before: &Witnessed,
-) -> anyhow::Result<Made> {
+) -> Result<Made> {
     let cell = Cell::of(into, placement)?;
     let e = &cell.experiment;
     let task = &cell.task;
@@ -215,17 +215,15 @@ pub fn make(
         .policies
         .iter()
         .find(|p| p.id == cell.policy)
-        .context("the policy")?;
+        .expect("the cell's policy is one of the experiment's");
     let experiments = experiments_of(into);
     let mut objects: BTreeMap<String, Vec<u8>> = recording
         .objects
         .iter()
         .map(|(digest, bytes)| (digest.clone(), bytes.to_vec()))
         .collect();
-    let derived =
-        derive::attempt(&recording.capture, &objects).map_err(|derive::Missing(why)| {
-            anyhow::anyhow!("the capture does not make a run: {why}")
-        })?;
+    let derived = derive::attempt(&recording.capture, &objects)
+        .map_err(|derive::Missing(why)| RecordError::NotARun(why))?;
     let tier = match &placement.tier {
         Some(t) => pick("tier", Some(t.clone()), &policy.tiers, &e.id)?,
         None => {
@@ -243,27 +241,31 @@ pub fn make(
                 .collect();
             match (by_model.as_slice(), policy.tiers.as_slice()) {
                 ([one], _) | ([], [one]) => one.clone(),
-                _ => bail!(
-                    "name the tier of policy `{}` the run used with --tier: {}",
-                    policy.id,
-                    policy.tiers.join(", ")
-                ),
+                _ => {
+                    return Err(RecordError::NameTheTier {
+                        policy: policy.id.clone(),
+                        tiers: policy.tiers.join(", "),
+                    })
+                }
             }
         }
     };
     for (i, call) in derived.calls.iter().enumerate() {
         if !e.prices.models.contains_key(&call.model_requested) {
-            bail!(
-                "call {} asked for model `{}`, which experiment {} has no price for: add it to prices.models in {}",
-                i + 1,
-                call.model_requested,
-                e.id,
-                into.join("experiment.json").display()
-            );
+            return Err(RecordError::Unpriced {
+                call: i + 1,
+                model: call.model_requested.clone(),
+                experiment: e.id.clone(),
+                file: into.join("experiment.json"),
+            });
         }
     }
 
-    let capture = serde_json::to_vec_pretty(&recording.capture).context("writing the capture")?;
+    let capture =
+        serde_json::to_vec_pretty(&recording.capture).map_err(|source| RecordError::Json {
+            what: "capture",
+            source,
+        })?;
     let capture_sha256 = sha256_hex(&capture);
     objects.insert(capture_sha256.clone(), capture);
 
@@ -281,19 +283,19 @@ pub fn make(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && placement.artifacts.is_empty() => {
             None
         }
-        Err(e) => bail!("reading the artifact {}: {e}", artifact_path.display()),
+        Err(e) => Err(e).doing(|| format!("reading the artifact {}", artifact_path.display()))?,
     };
     let mut files: Vec<FileRef> = Vec::new();
     for path in others {
         let name = kept_name(path);
         if name.is_empty() {
-            bail!("--artifact {} names no file", path.display());
+            return Err(RecordError::NoFileName(path.clone()));
         }
         if artifact.iter().chain(&files).any(|f| f.path == name) {
-            bail!("two files would be kept as `{name}`: give each --artifact once, under its own name");
+            return Err(RecordError::SameName(name));
         }
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("reading the artifact {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).doing(|| format!("reading the artifact {}", path.display()))?;
         let media_type = media_type_of(&name);
         files.push(kept_file(&mut objects, &name, bytes, media_type));
     }
@@ -417,12 +419,12 @@ fn media_type_of(name: &str) -> &'static str {
 
 /// The task's input files, read from the object store beside the
 /// experiments.
-fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+fn objects_of(experiments: &Path, task: &Task) -> Result<BTreeMap<String, Vec<u8>>> {
     let mut out = BTreeMap::new();
     for input in &task.inputs {
         let path = experiments.join(layout::OBJECTS_DIR).join(&input.sha256);
         let bytes = std::fs::read(&path)
-            .with_context(|| format!("reading {}, an input of task {}", path.display(), task.id))?;
+            .doing(|| format!("reading {}, an input of task {}", path.display(), task.id))?;
         out.insert(input.sha256.clone(), bytes);
     }
     Ok(out)
@@ -431,17 +433,17 @@ fn objects_of(experiments: &Path, task: &Task) -> anyhow::Result<BTreeMap<String
 /// Writes the run and its objects beside the experiment at `into`: the
 /// objects first, the run record last. A run already recorded under the
 /// same id is refused, never replaced.
-pub fn write(into: &Path, made: &Made) -> anyhow::Result<()> {
+pub fn write(into: &Path, made: &Made) -> Result<()> {
     if made.path.exists() {
-        bail!(
-            "{} exists: a recorded run is never replaced; name this one with --run",
-            made.path.display()
-        );
+        return Err(RecordError::Exists(made.path.clone()));
     }
     keep_objects(into, made.objects.iter().map(|(d, b)| (d, b.as_slice())))?;
-    let mut record = serde_json::to_vec_pretty(&made.run).context("writing the run")?;
+    let mut record = serde_json::to_vec_pretty(&made.run).map_err(|source| RecordError::Json {
+        what: "run",
+        source,
+    })?;
     record.push(b'\n');
-    crate::atomic::write(&made.path, &record)
+    Ok(crate::atomic::write(&made.path, &record)?)
 }
 
 /// Writes each object by its digest into the object store beside the
@@ -449,7 +451,7 @@ pub fn write(into: &Path, made: &Made) -> anyhow::Result<()> {
 fn keep_objects<'a>(
     into: &Path,
     objects: impl IntoIterator<Item = (&'a String, &'a [u8])>,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let dir = experiments_of(into).join(layout::OBJECTS_DIR);
     for (digest, bytes) in objects {
         let path = dir.join(digest);
@@ -462,8 +464,12 @@ fn keep_objects<'a>(
 
 /// Keeps a recording that made no run: the capture and its bodies, as
 /// objects; returns the capture's path.
-pub fn keep_capture(into: &Path, recording: &Recording) -> anyhow::Result<PathBuf> {
-    let capture = serde_json::to_vec_pretty(&recording.capture).context("writing the capture")?;
+pub fn keep_capture(into: &Path, recording: &Recording) -> Result<PathBuf> {
+    let capture =
+        serde_json::to_vec_pretty(&recording.capture).map_err(|source| RecordError::Json {
+            what: "capture",
+            source,
+        })?;
     let digest = sha256_hex(&capture);
     keep_objects(
         into,
@@ -477,7 +483,7 @@ pub fn keep_capture(into: &Path, recording: &Recording) -> anyhow::Result<PathBu
 }
 
 /// The receipts of a made run, recomputed as `receipts verify` would.
-pub fn verify(into: &Path, made: &Made) -> anyhow::Result<Vec<receipts_verifier::verify::Receipt>> {
+pub fn verify(into: &Path, made: &Made) -> Result<Vec<receipts_verifier::verify::Receipt>> {
     let cell = Cell::of(into, &Placement::default_for(&made.run))?;
     let mut objects = objects_of(experiments_of(into), &cell.task)?;
     objects.extend(made.objects.clone());

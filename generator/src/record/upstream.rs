@@ -5,6 +5,8 @@
 //! other API, the generic `/upstream`; the rest of the path is the
 //! provider's own.
 
+use super::RecordError;
+
 /// The base-URL variables the command is given, each with the prefix it
 /// points to and the path the provider's SDK expects after the origin.
 pub const VARIABLES: [(&str, &str, &str); 3] = [
@@ -29,7 +31,7 @@ impl Upstreams {
     /// Every request to `upstream` (a URL, e.g. `http://127.0.0.1:9000` or
     /// `https://gateway.example/v2`), whatever its prefix; without one,
     /// OpenAI's and Anthropic's own APIs, and no generic upstream.
-    pub fn new(upstream: Option<&str>) -> Result<Upstreams, String> {
+    pub fn new(upstream: Option<&str>) -> Result<Upstreams, RecordError> {
         let routes = match upstream {
             Some(url) => {
                 let (origin, base) = split_url(url)?;
@@ -87,10 +89,8 @@ impl Upstreams {
 
 /// `scheme://authority` and the path (without a trailing `/`) of an
 /// `http` or `https` URL with no query.
-fn split_url(url: &str) -> Result<(String, String), String> {
-    let refuse = || {
-        format!("--upstream {url:?}: expected an http or https URL, e.g. http://127.0.0.1:9000 or https://api.example.com/v1")
-    };
+fn split_url(url: &str) -> Result<(String, String), RecordError> {
+    let refuse = || RecordError::NotAnUpstream(url.to_string());
     let (scheme, rest) = url.split_once("://").ok_or_else(refuse)?;
     if !(scheme == "http" || scheme == "https") || rest.contains(['?', '#']) {
         return Err(refuse());

@@ -23,9 +23,11 @@ use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result};
+use crate::error::{BuildError, Doing};
 
 use crate::load::FileStamp;
+
+type Result<T, E = BuildError> = std::result::Result<T, E>;
 
 /// Called before the site is changed in place; the value it returns is
 /// held until the change is done (`receipts serve` returns a guard of the
@@ -190,9 +192,8 @@ impl Generation {
                     Some(stamp) => stamp.clone(),
                     None => Stamp {
                         digest: digest.clone(),
-                        on_disk: FileStamp::of(&out.join(rel)).with_context(|| {
-                            format!("{} was not written", out.join(rel).display())
-                        })?,
+                        on_disk: FileStamp::of(&out.join(rel))
+                            .ok_or_else(|| BuildError::NotWritten(out.join(rel)))?,
                         tail: tails.get(rel).cloned(),
                     },
                 };
@@ -264,7 +265,9 @@ pub(super) fn apply(
         let path = out.join(rel);
         match fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| format!("deleting {}", path.display()))
+                return Err(e)
+                    .doing(|| format!("deleting {}", path.display()))
+                    .map_err(BuildError::from)
             }
             _ => {}
         }
@@ -277,25 +280,25 @@ fn apply_one(out: &Path, change: &Change) -> Result<()> {
     match change {
         Change::Write { bytes, .. } => {
             if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)
-                    .with_context(|| format!("creating {}", parent.display()))?;
+                fs::create_dir_all(parent).doing(|| format!("creating {}", parent.display()))?;
             }
             let mut name = path.file_name().unwrap_or_default().to_os_string();
             name.push(".receipts-new");
             let new = path.with_file_name(name);
-            fs::write(&new, bytes).with_context(|| format!("writing {}", new.display()))?;
-            fs::rename(&new, &path).with_context(|| format!("writing {}", path.display()))
+            fs::write(&new, bytes).doing(|| format!("writing {}", new.display()))?;
+            fs::rename(&new, &path).doing(|| format!("writing {}", path.display()))?;
+            Ok(())
         }
         Change::Patch { at, with, .. } => {
             use std::io::{Seek, SeekFrom, Write};
             let mut file = fs::OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .with_context(|| format!("opening {}", path.display()))?;
+                .doing(|| format!("opening {}", path.display()))?;
             for &offset in at {
                 file.seek(SeekFrom::Start(offset as u64))
                     .and_then(|_| file.write_all(with.as_bytes()))
-                    .with_context(|| format!("writing {}", path.display()))?;
+                    .doing(|| format!("writing {}", path.display()))?;
             }
             Ok(())
         }

@@ -7,13 +7,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Result};
-
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::manifest::{STATEMENT, SUMS};
 
 use super::in_place::{self, Change, Generation, InPlace};
-use super::{Staging, Target};
+use super::{Result, Staging, Target};
+use crate::error::BuildError;
 
 impl Staging {
     /// Prepares to change the site in `out` in place, when it is the site
@@ -142,7 +141,11 @@ impl Staging {
                 drop(self.commit()?);
                 Generation::stamped(&out, None, &digests, &tails, root_digest, page_context)?
             }
-            Target::Compare { .. } => bail!("a site rendered to be compared is not written"),
+            Target::Compare { .. } => {
+                return Err(BuildError::Unsupported(
+                    "a site rendered to be compared is not written",
+                ))
+            }
         };
         in_place.remember(Some(generation));
         Ok(())
@@ -160,7 +163,9 @@ impl Staging {
             lock,
         } = self.target
         else {
-            bail!("only a site changed in place is committed in place");
+            return Err(BuildError::Unsupported(
+                "only a site changed in place is committed in place",
+            ));
         };
         let digests = self
             .digests

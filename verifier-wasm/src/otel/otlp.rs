@@ -7,13 +7,13 @@
 //! snake_case, as the protobuf JSON mapping allows.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde_json::{Map, Value};
 
 /// Why an export was not read, with the place: the line (for a file of
 /// one request per line) and a JSON pointer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", if at.is_empty() { String::new() } else { format!("at {at}: ") })]
 pub struct OtlpError {
     /// Where in the export: a byte offset, a line and column, or a JSON pointer
     /// (after `line <n>: ` in a file of one request per line, or `line <n>`
@@ -22,18 +22,6 @@ pub struct OtlpError {
     /// What is wrong there, in plain words.
     pub message: String,
 }
-
-impl fmt::Display for OtlpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.at.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "at {}: {}", self.at, self.message)
-        }
-    }
-}
-
-impl std::error::Error for OtlpError {}
 
 fn error(at: impl Into<String>, message: impl Into<String>) -> OtlpError {
     OtlpError {
