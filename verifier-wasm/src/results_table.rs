@@ -4,11 +4,8 @@
 //! as by its value. The build's loader and the verifier of a published site
 //! both read the table here.
 
-use std::collections::BTreeMap;
-
 use thiserror::Error;
 
-use crate::messages::plain;
 use crate::model::ResultRow;
 
 /// A results table: its rows, typed and as written.
@@ -16,8 +13,11 @@ use crate::model::ResultRow;
 pub struct ResultsTable {
     /// Each row after the header, in the table's order.
     pub rows: Vec<ResultRow>,
-    /// Each row's cells as written, by column name; `written[i]` is `rows[i]`.
-    pub written: Vec<BTreeMap<String, String>>,
+    /// The header's column names, in order.
+    header: Vec<String>,
+    /// Each row's cells as written, in the header's order; `written[i]` is
+    /// `rows[i]`.
+    written: Vec<Vec<String>>,
 }
 
 /// Why a results table could not be read: the place (a line, or the
@@ -41,6 +41,7 @@ impl ResultsTable {
         let header = reader.headers().map_err(table_error)?.clone();
         let mut table = ResultsTable {
             rows: Vec::new(),
+            header: header.iter().map(str::to_string).collect(),
             written: Vec::new(),
         };
         for record in reader.records() {
@@ -48,15 +49,18 @@ impl ResultsTable {
             table
                 .rows
                 .push(record.deserialize(Some(&header)).map_err(table_error)?);
-            table.written.push(
-                header
-                    .iter()
-                    .zip(record.iter())
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            );
+            table
+                .written
+                .push(record.iter().map(str::to_string).collect());
         }
         Ok(table)
+    }
+
+    /// The cell of row `row` (counted from 0 after the header) in `column`,
+    /// as written; `None` when the table has no such row or column.
+    pub fn written(&self, row: usize, column: &str) -> Option<&str> {
+        let at = self.header.iter().position(|name| name == column)?;
+        self.written.get(row)?.get(at).map(String::as_str)
     }
 }
 
@@ -70,8 +74,8 @@ fn table_error(e: csv::Error) -> TableError {
             expected_len, len, ..
         } => format!("the row has {len} fields; the header has {expected_len}"),
         csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-            Some(i) => format!("field {}: {}", i + 1, plain(&err.kind().to_string())),
-            None => plain(&err.kind().to_string()),
+            Some(i) => format!("field {}: {}", i + 1, err.kind()),
+            None => err.kind().to_string(),
         },
         _ => e.to_string(),
     };
@@ -93,9 +97,11 @@ mod tests {
         assert_eq!(table.rows[0].seed, 7);
         assert!(table.rows[0].passed);
         assert_eq!(table.rows[0].cost_usd_low, 0.1);
-        assert_eq!(table.written[0]["cost_usd_low"], "0.10");
-        assert_eq!(table.written[0]["cost_usd_high"], "0.120");
-        assert_eq!(table.written[0]["replaces"], "");
+        assert_eq!(table.written(0, "cost_usd_low"), Some("0.10"));
+        assert_eq!(table.written(0, "cost_usd_high"), Some("0.120"));
+        assert_eq!(table.written(0, "replaces"), Some(""));
+        assert_eq!(table.written(0, "no such column"), None);
+        assert_eq!(table.written(1, "run"), None);
     }
 
     #[test]
@@ -110,5 +116,46 @@ mod tests {
         let e = ResultsTable::parse(typed.as_bytes()).unwrap_err();
         assert_eq!(e.place, "line 2");
         assert!(e.message.starts_with("field 4: "), "{e}");
+    }
+
+    #[test]
+    fn a_bad_cell_is_named_in_the_words_of_the_table() {
+        // Every way a row can fail to hold a `ResultRow`: each kind of
+        // column given a cell it cannot read, a column too many, one too
+        // few. None names a Rust type (`messages::plain` is not needed).
+        let good = "r1,t1,p,7,ladder,small,true,0.1,0.1,1.5,0,0,";
+        let cells: Vec<&str> = good.split(',').collect();
+        let mut messages = Vec::new();
+        for (column, bad) in [(3, "seven"), (6, "yes"), (7, "cheap"), (10, "-1")] {
+            let mut row = cells.clone();
+            row[column] = bad;
+            let text = format!("{HEADER}\n{}\n", row.join(","));
+            let e = ResultsTable::parse(text.as_bytes()).unwrap_err();
+            assert!(
+                e.message.starts_with(&format!("field {}: ", column + 1)),
+                "{e}"
+            );
+            messages.push(e.message);
+        }
+        let extra = format!("{HEADER},note\n{good},x\n");
+        messages.push(ResultsTable::parse(extra.as_bytes()).unwrap_err().message);
+        let short = HEADER.trim_end_matches(",replaces");
+        let missing = format!("{short}\n{}\n", good.trim_end_matches(','));
+        messages.push(ResultsTable::parse(missing.as_bytes()).unwrap_err().message);
+        for message in &messages {
+            for rust in ["u64", "f64", "bool", "struct", "String"] {
+                assert!(!message.contains(rust), "{message}");
+            }
+        }
+        assert!(
+            messages[4].contains("unknown field `note`"),
+            "{}",
+            messages[4]
+        );
+        assert!(
+            messages[5].contains("missing field `replaces`"),
+            "{}",
+            messages[5]
+        );
     }
 }

@@ -19,7 +19,8 @@ pub fn results_receipts(dir: &str, table: &ResultsTable, judged: &[JudgedRun<'_>
         crate::btree::map(judged.iter().map(|j| (j.run.place.id.as_str(), j)));
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    for (i, (row, written)) in table.rows.iter().zip(&table.written).enumerate() {
+    for (i, row) in table.rows.iter().enumerate() {
+        let written = |column: &str| table.written(i, column);
         // Line 1 is the header.
         let claim = format!("line {} (run {})", i + 2, row.run);
         if !seen.insert(row.run.as_str()) {
@@ -60,10 +61,7 @@ pub fn results_receipts(dir: &str, table: &ResultsTable, judged: &[JudgedRun<'_>
             };
             let verdict = match (value, other) {
                 (Value::Number(p), Value::Number(r)) => {
-                    let text = written
-                        .get(*column)
-                        .cloned()
-                        .unwrap_or_else(|| p.to_string());
+                    let text = written(column).map_or_else(|| p.to_string(), str::to_string);
                     judge(&text, r.as_f64().unwrap_or(f64::NAN), Precision::of(column))
                 }
                 _ if value == other => Verdict::Agrees,
@@ -92,9 +90,9 @@ pub fn results_receipts(dir: &str, table: &ResultsTable, judged: &[JudgedRun<'_>
             differing
                 .iter()
                 .map(|k| {
-                    let text = match written.get(*k) {
-                        Some(t) if as_written => t.clone(),
-                        _ => like(&values[k], written.get(*k).map(String::as_str), k),
+                    let text = match written(k) {
+                        Some(t) if as_written => t.to_string(),
+                        w => like(&values[k], w, k),
                     };
                     format!("{k}={text}")
                 })
