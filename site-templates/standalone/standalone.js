@@ -185,43 +185,133 @@
     }).catch(function (e) { fail(e.message); });
   });
 
-  // A zip file's entries (stored or deflated; no ZIP64), path → bytes.
+  // A zip file's entries (stored or deflated; no ZIP64), path → bytes. The
+  // archive must read one way only, or it is refused: a tool that unpacks it
+  // by its local headers, front to back, must find the very files verified
+  // here from its central directory. So every byte before the directory
+  // belongs to an entry it lists, in order; each local header names the file
+  // and method its directory entry names; no name comes twice; and each
+  // file's size and CRC-32 are the ones recorded.
   function unzip(bytes) {
-    var view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    var end = -1;
-    for (var i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65535); i--) {
-      if (view.getUint32(i, true) === 0x06054b50) { end = i; break; }
-    }
-    if (end < 0) return Promise.reject(new Error("not a zip file (no end of central directory)"));
-    var count = view.getUint16(end + 10, true);
-    var at = view.getUint32(end + 16, true);
-    if (count === 0xffff || at === 0xffffffff) return Promise.reject(new Error("ZIP64 archives are not supported; zip the site without ZIP64"));
-    var entries = [];
-    for (var n = 0; n < count; n++) {
-      if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return Promise.reject(new Error("a damaged zip file (central directory entry " + n + ")"));
-      var method = view.getUint16(at + 10, true);
-      var size = view.getUint32(at + 20, true);
-      var nameLength = view.getUint16(at + 28, true);
-      var extra = view.getUint16(at + 30, true);
-      var comment = view.getUint16(at + 32, true);
-      var local = view.getUint32(at + 42, true);
-      var name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
-      at += 46 + nameLength + extra + comment;
-      if (/\/$/.test(name)) continue;
-      if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50) return Promise.reject(new Error("a damaged zip file (" + name + ")"));
-      var start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
-      entries.push({ name: name, method: method, data: bytes.subarray(start, start + size) });
+    var entries;
+    try {
+      entries = zipEntries(bytes);
+    } catch (e) {
+      return Promise.reject(e);
     }
     return Promise.all(entries.map(function (e) {
-      if (e.method === 0) return [e.name, e.data];
-      if (e.method !== 8) throw new Error(e.name + ": compression method " + e.method + " is not supported");
-      var stream = new Blob([e.data]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-      return new Response(stream).arrayBuffer().then(function (b) { return [e.name, new Uint8Array(b)]; });
+      var data;
+      if (e.method === 0) data = Promise.resolve(e.data);
+      else if (e.method === 8) {
+        var stream = new Blob([e.data]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+        data = new Response(stream).arrayBuffer().then(function (b) { return new Uint8Array(b); });
+      } else throw new Error(e.name + ": compression method " + e.method + " is not supported");
+      return data.then(function (bytes) {
+        if (bytes.length !== e.size || crc32(bytes) !== e.crc) {
+          throw new Error("a damaged zip file (" + e.name + ": its size or CRC-32 is not the one recorded)");
+        }
+        return [e.name, bytes];
+      });
     })).then(function (pairs) {
       var files = {};
       pairs.forEach(function (p) { files[p[0]] = p[1]; });
       return files;
     });
+  }
+
+  // The files a zip's central directory lists, each held to its local
+  // header, as above; throws when the zip is damaged or reads two ways.
+  function zipEntries(bytes) {
+    var view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    var u16 = function (at) { return view.getUint16(at, true); };
+    var u32 = function (at) { return view.getUint32(at, true); };
+    var damaged = function (what) { return new Error("a zip file that could be read two ways or is damaged: " + what); };
+    var end = -1;
+    for (var i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65535); i--) {
+      if (u32(i) === 0x06054b50) { end = i; break; }
+    }
+    if (end < 0) throw new Error("not a zip file (no end of central directory)");
+    var count = u16(end + 10);
+    var at = u32(end + 16);
+    if (count === 0xffff || at === 0xffffffff) throw new Error("ZIP64 archives are not supported; zip the site without ZIP64");
+    if (end + 22 + u16(end + 20) !== bytes.length) throw damaged("bytes follow the end of its central directory");
+    if (u16(end + 4) !== 0 || u16(end + 6) !== 0 || u16(end + 8) !== count) throw damaged("it spans several disks");
+    if (at + u32(end + 12) !== end) throw damaged("its central directory is not where its end says");
+    var names = new TextDecoder("utf-8", { fatal: true });
+    var seen = new Set();
+    var entries = [];
+    var spans = [];
+    for (var n = 0; n < count; n++) {
+      if (at + 46 > end || u32(at) !== 0x02014b50) throw damaged("central directory entry " + (n + 1));
+      var flags = u16(at + 8);
+      var method = u16(at + 10);
+      var crc = u32(at + 16);
+      var packed = u32(at + 20);
+      var size = u32(at + 24);
+      var nameLength = u16(at + 28);
+      var local = u32(at + 42);
+      var rawName = bytes.subarray(at + 46, at + 46 + nameLength);
+      var name;
+      try {
+        name = names.decode(rawName);
+      } catch (e) {
+        throw damaged("central directory entry " + (n + 1) + " has a name that is not UTF-8");
+      }
+      at += 46 + nameLength + u16(at + 30) + u16(at + 32);
+      if (at > end) throw damaged("central directory entry " + (n + 1));
+      if (flags & 1) throw new Error(name + ": encrypted entries are not supported");
+      if (seen.has(name)) throw damaged(name + " is listed twice");
+      seen.add(name);
+      if (local + 30 > end || u32(local) !== 0x04034b50) throw damaged(name + ": no local header where its directory entry points");
+      var localName = bytes.subarray(local + 30, local + 30 + u16(local + 26));
+      if (localName.length !== rawName.length || localName.some(function (b, k) { return b !== rawName[k]; })) {
+        throw damaged(name + ": its local header names another file");
+      }
+      if (u16(local + 8) !== method || (u16(local + 6) & 8) !== (flags & 8)) throw damaged(name + ": its local header says another method");
+      if (!(flags & 8) && (u32(local + 14) !== crc || u32(local + 18) !== packed || u32(local + 22) !== size)) {
+        throw damaged(name + ": its local header says another size or CRC-32");
+      }
+      var start = local + 30 + u16(local + 26) + u16(local + 28);
+      var stop = start + packed;
+      if (flags & 8) {
+        // A data descriptor follows the data, with or without its signature.
+        var d = stop + 12 <= end && u32(stop) === 0x08074b50 ? stop + 4 : stop;
+        if (d + 12 > end || u32(d) !== crc || u32(d + 4) !== packed || u32(d + 8) !== size) {
+          throw damaged(name + ": its data descriptor says another size or CRC-32");
+        }
+        stop = d + 12;
+      }
+      if (stop > end) throw damaged(name + ": its data runs past the central directory");
+      spans.push([local, stop, name]);
+      if (!/\/$/.test(name)) entries.push({ name: name, method: method, crc: crc, size: size, data: bytes.subarray(start, start + packed) });
+    }
+    if (at !== end) throw damaged("its central directory holds more than its " + count + " entries");
+    // The entries, by where they lie, cover every byte before the directory.
+    spans.sort(function (a, b) { return a[0] - b[0]; });
+    var next = 0;
+    spans.forEach(function (s) {
+      if (s[0] !== next) throw damaged("bytes " + next + " to " + s[0] + " belong to no entry its directory lists (before " + s[2] + ")");
+      next = s[1];
+    });
+    if (next !== u32(end + 16)) throw damaged("bytes " + next + " to " + u32(end + 16) + " belong to no entry its directory lists");
+    return entries;
+  }
+
+  // The CRC-32 (ISO 3309, as zip files record it) of some bytes.
+  var CRC_TABLE = (function () {
+    var table = new Uint32Array(256);
+    for (var k = 0; k < 256; k++) {
+      var c = k;
+      for (var j = 0; j < 8; j++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      table[k] = c >>> 0;
+    }
+    return table;
+  })();
+
+  function crc32(bytes) {
+    var c = 0xffffffff;
+    for (var k = 0; k < bytes.length; k++) c = CRC_TABLE[(c ^ bytes[k]) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
   }
 
   // Opened as index.html?site=…: verify at once.

@@ -11,7 +11,7 @@ import { join } from "node:path";
 
 import { isPageFailure, launch, open, OUTCOMES } from "./browser.mjs";
 import { serve } from "./server.mjs";
-import { buildSample, copySite, receipts, tempDir } from "./setup.mjs";
+import { buildSample, copySite, receipts, REPO, tempDir } from "./setup.mjs";
 
 let browser;
 let site;
@@ -224,16 +224,11 @@ test("a record edited without resealing fails by name", async () => {
   assert.ok(result.failures.some((f) => f.includes("pass_rate_pct recorded 99.4")));
 });
 
-/** A zip of the site in `dir`, its files under `site/`. */
-function zipOf(dir) {
+/** A zip of the site in `dir`, its files under `site/`, made or forged as
+ * `kind` says (see zip_site.py). */
+function zipOf(dir, kind = "deflated") {
   const zip = join(tempDir("receipts-zip-"), "site.zip");
-  execFileSync("python3", ["-c", [
-    "import os, sys, zipfile",
-    "src, out = sys.argv[1], sys.argv[2]",
-    "with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:",
-    "    for d, _, fs in os.walk(src):",
-    "        for f in fs: z.write(os.path.join(d, f), os.path.join('site', os.path.relpath(os.path.join(d, f), src)))",
-  ].join("\n"), dir, zip]);
+  execFileSync("python3", [join(REPO, "tests/browser/zip_site.py"), dir, zip, kind]);
   return zip;
 }
 
@@ -254,6 +249,33 @@ test("a zip of the site verifies, and one with a tampered record fails", async (
     }
     await page.close();
   }
+});
+
+test("a zip that could be read two ways is refused before anything is verified", async () => {
+  // Each forgery but the last would let a tool that unpacks the zip by its
+  // local headers write a page other than the one verified.
+  for (const [kind, message] of [
+    ["smuggled", /could be read two ways or is damaged: bytes \d+ to \d+ belong to no entry its directory lists$/],
+    ["renamed", /could be read two ways or is damaged: site\/experiments\/E01\.html: its local header names another file$/],
+    ["twice", /could be read two ways or is damaged: site\/experiments\/E01\.html is listed twice$/],
+    ["crc", /a damaged zip file \(site\/experiments\/E01\.html: its size or CRC-32 is not the one recorded\)$/],
+  ]) {
+    const { page, problems } = await open(browser, `${verifierServer.url}index.html#root=${root}`);
+    await page.setInputFiles("#site-zip", zipOf(site, kind));
+    const result = await outcome(page);
+    await page.close();
+    assert.deepEqual(problems, [], kind);
+    assert.equal(result.status, "error", `${kind}: ${result.text}`);
+    assert.match(result.text, /^Could not verify: /, kind);
+    assert.match(result.text, message, kind);
+  }
+  // The same site zipped as a stream (sizes in data descriptors) verifies.
+  const { page, problems } = await open(browser, `${verifierServer.url}index.html#root=${root}`);
+  await page.setInputFiles("#site-zip", zipOf(site, "stream"));
+  const streamed = await outcome(page);
+  await page.close();
+  assert.deepEqual(problems, []);
+  assert.equal(streamed.status, "verified", streamed.text);
 });
 
 test("the copy a site carries under verifier/ is the one the command writes, and verifies its site", async () => {

@@ -465,8 +465,19 @@ impl ManifestCheck {
         match record {
             _ if path == RECORDS_SUMS => {
                 self.file(path, digest.as_deref().ok());
-                if let Fed::Bytes(bytes) = fed {
-                    self.records_manifest(bytes);
+                match fed {
+                    Fed::Bytes(bytes) => self.records_manifest(bytes),
+                    // Its digest alone lists no record, and a record fed
+                    // against no list would go unchecked: it fails.
+                    Fed::Digest(_) => self.receipts.push(Receipt::new(
+                        RECORDS_SUMS,
+                        "manifest",
+                        "a SHA256SUMS file",
+                        "its bytes were not read",
+                        false,
+                    )),
+                    // The file's receipt says why it could not be read.
+                    Fed::Unread(_) => {}
                 }
             }
             None => self.file(path, digest.as_deref().ok()),
@@ -691,6 +702,25 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// The records manifest fed by its digest alone lists nothing to hold
+    /// the records to: it fails, and the records fed after it are not
+    /// passed unchecked.
+    #[test]
+    fn the_records_manifest_fed_by_its_digest_fails() {
+        let record = b"{\"run\":1}".as_slice();
+        let records = sums(&[("E01/runs/a.json", record)]);
+        let root = sums(&[("data/SHA256SUMS", &records)]);
+        let mut check = ManifestCheck::new(&root, None);
+        check.feed("data/SHA256SUMS", Fed::Digest(&sha256_hex(&records)));
+        check.feed("data/E01/runs/a.json", Fed::Bytes(b"{\"run\":2}"));
+        let result = check.finish(false);
+        assert_eq!(
+            failed(&result),
+            [("data/SHA256SUMS".into(), "manifest".into())]
+        );
+        assert_eq!(result.receipts.len(), 2, "{:?}", result.receipts);
     }
 
     #[test]
