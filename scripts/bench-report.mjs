@@ -92,7 +92,7 @@ if (f.large_runs) {
 }
 if (f.small_runs) {
   const perRun = (f.small_pages_bytes + f.small_records_bytes) / f.small_runs;
-  target(`a run's page and record at ${n(f.small_runs)} runs (\`--compress-records\`; \`tests/site_size.rs\` fails above the goal)`,
+  target(`a run's page and record at ${n(f.small_runs)} runs (\`--compress-records\`; \`tests/testsuite/site_size.rs\` fails above the goal)`,
     "under 10,000 bytes (1 GB over 100,000 runs)",
     `${n(perRun)} bytes (page ${n(f.small_pages_bytes / f.small_runs)}, record ${n(f.small_records_bytes / f.small_runs)})`,
     x(perRun / 10000), perRun < 10000);
@@ -196,7 +196,7 @@ if (f.record_calls !== undefined) {
   p("### `receipts record`");
   p();
   p("The recording proxy against the same mock provider called directly, in the same run");
-  p("(`generator/examples/record_bench.rs`, the mock of `tests/record.rs` answering at once, so the");
+  p("(`generator/examples/record_bench.rs`, the mock of `tests/testsuite/record/` answering at once, so the");
   p("difference is all the proxy's: forwarding, relaying each frame and keeping both bodies).");
   p();
   p("| figure | direct | through the proxy | ratio |");

@@ -5,7 +5,7 @@
 //!
 //!     cargo run --release --example record_bench [CALLS] [ROUNDS]
 
-#[path = "../../tests/record/mock.rs"]
+#[path = "../../tests/testsuite/record/mock.rs"]
 #[allow(dead_code)]
 mod mock;
 

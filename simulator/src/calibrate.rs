@@ -303,7 +303,7 @@ fn cost_aim(target: (f64, f64), width: f64) -> Option<(f64, f64)> {
 
 /// The positions of the middle value(s) among `n` sorted values.
 fn middle(n: usize) -> Vec<usize> {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         vec![n / 2 - 1, n / 2]
     } else {
         vec![n / 2]

@@ -121,7 +121,7 @@ fn usual_args(tool: &str, step: u64, host: &str) -> serde_json::Value {
             serde_json::json!({ "path": format!("{WORKSPACE}src/module_{step}.py"), "bytes": 512 + 37 * step })
         }
         "run_tests" => {
-            serde_json::json!({ "target": if step % 2 == 0 { "unit" } else { "integration" } })
+            serde_json::json!({ "target": if step.is_multiple_of(2) { "unit" } else { "integration" } })
         }
         _ => serde_json::json!({ "url": format!("https://{host}/") }),
     }

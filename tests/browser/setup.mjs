@@ -1,7 +1,8 @@
-// Shared set-up for the browser tests: the receipts binary, a freshly built
-// copy of the sample site in a temporary directory, and file helpers.
+// Shared set-up for the browser tests: the receipts binary, the built sample
+// site (the run's shared one, or a fresh build in a temporary directory), and
+// file helpers.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,9 +32,22 @@ export function tempDir(prefix) {
   return dir;
 }
 
-/** Builds the shipped sample into a new temporary directory, with any
- * further `build` flags; returns the site's path. */
+/** Where tests/browser/run.mjs put the sample sites it built for the
+ * whole run, one folder per set of flags (`sample`, `sample--compress-records`). */
+const SHARED = process.env.RECEIPTS_SAMPLE_SITES;
+
+/** Where the shared sample site built with `flags` lives under `root`. */
+export function sharedSample(flags = [], root = SHARED) {
+  return join(root, `sample${flags.join("")}`, "site");
+}
+
+/** The shipped sample built with any further `build` flags; returns the
+ * site's path. Under tests/browser/run.mjs the site is the one built for the
+ * whole run, which no test may change (a test that changes a site changes a
+ * `copySite`; the run fails if a shared site no longer verifies); run alone,
+ * a test file builds its own into a new temporary directory. */
 export function buildSample(flags = []) {
+  if (SHARED && existsSync(join(sharedSample(flags), "SHA256SUMS"))) return sharedSample(flags);
   const dir = tempDir("receipts-browser-");
   receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site"), ...flags]);
   return join(dir, "site");

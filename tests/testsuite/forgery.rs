@@ -4,7 +4,7 @@
 //! verifier), and each held to fail `receipts verify`, or to be refused
 //! (exit 2) or left unanchored (exit 3), never verified.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! and the model-id smoke test before the first run. Each is on its run
 //! page and in its experiment's figures, and each forged away fails.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

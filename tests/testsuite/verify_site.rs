@@ -2,13 +2,13 @@
 //! number, check and correction is recomputed, and tampering with any of
 //! them is found and named.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{assert_exit, built, receipts, sample_copy, stderr, stdout};
+use common::{assert_exit, built, built_with, receipts, sample_copy, stderr, stdout};
 
 /// Besides the claims a test names, only `rel`'s own receipts (its digests
 /// among them) fail, and the files rendered from it: the pages that show
@@ -371,9 +371,7 @@ fn a_directory_that_is_not_a_site_is_unusable() {
 
 #[test]
 fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet", "--compress-records"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
     let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
     assert!(
@@ -437,9 +435,7 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
 /// rather than either being read in the other's place.
 #[test]
 fn a_plain_record_beside_its_gzipped_one_fails() {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet", "--compress-records"]);
-    assert_exit(&out, 0, "build --compress-records");
+    let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
     let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
     let record = receipts::gzip::decompress(
@@ -620,14 +616,12 @@ fn page_scopes(site: &Path) -> Vec<(String, receipts_verifier::verify::Scope)> {
 #[test]
 fn every_page_passes_the_scope_it_verifies() {
     for compress in [false, true] {
-        let dir = sample_copy();
-        let args: &[&str] = if compress {
-            &["build", "--quiet", "--compress-records"]
+        let flags: &[&str] = if compress {
+            &["--compress-records"]
         } else {
-            &["build", "--quiet"]
+            &[]
         };
-        let out = receipts(dir.path(), args);
-        assert!(out.status.success(), "{}", stderr(&out));
+        let dir = built_with(flags);
         every_page_passes_its_scope(&dir.path().join("site"), compress);
     }
 }
@@ -767,7 +761,7 @@ fn every_total_is_counted_the_same_way() {
         d.chars()
             .enumerate()
             .flat_map(|(i, c)| {
-                ((i > 0 && (d.len() - i) % 3 == 0).then_some(','))
+                ((i > 0 && (d.len() - i).is_multiple_of(3)).then_some(','))
                     .into_iter()
                     .chain([c])
             })

@@ -10,7 +10,7 @@
 //! committed `pkg/` files, which the test run checks equal a fresh build of
 //! the source (`scripts/build-wasm --check`).
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

@@ -5,7 +5,7 @@
 //! fails where another span remembers; a bad export is refused with its
 //! file and place, writing nothing.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! of the history and reseals every digest is still caught, and a history
 //! that names what is not there is refused as input.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -5,7 +5,7 @@
 //! digest after the stamp, stamp late, swap the certificate, edit the signed
 //! time, claim a commit) must fail a receipt naming the file.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

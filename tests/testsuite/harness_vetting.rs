@@ -2,7 +2,7 @@
 //! page, each call's decisions on its run's page, and a refusal forged
 //! away failing even with every digest resealed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

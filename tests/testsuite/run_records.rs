@@ -1,7 +1,7 @@
 //! What a run record tells beside its turns: the transcript, shown inert and
 //! held to the turns, and the original another tool wrote, kept by digest.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

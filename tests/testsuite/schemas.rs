@@ -4,7 +4,7 @@
 //! sample and of a built site (git anchors and an exported report included),
 //! and records the build refuses.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -3,7 +3,7 @@
 //! every command that prints; `--quiet` keeps status lines back and still
 //! prints what was asked for.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

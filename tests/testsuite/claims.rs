@@ -4,7 +4,7 @@
 //! until it agrees, a comparison the bounds do not carry, a figure that
 //! does not exist) and each held to fail; the corrected headline passes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! relative link resolves, the output is a static site that works from any
 //! folder, and the sample on disk is exactly what the simulator writes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
@@ -80,17 +80,17 @@ fn shared_indexes_are_not_copied_onto_run_pages() {
     let out = input.path().join("site");
     build(input.path(), &out);
     let index = fs::read_to_string(out.join("runs/index.html")).expect("runs index");
-    let run_ids: Vec<String> = fs::read_dir(out.join("runs"))
+    // The run pages, in order (the directory also holds the index's JSON
+    // parts, and lists its files in whatever order the file system keeps).
+    let mut run_ids: Vec<String> = fs::read_dir(out.join("runs"))
         .expect("runs")
-        .map(|e| {
-            e.expect("entry")
-                .file_name()
-                .to_string_lossy()
-                .trim_end_matches(".html")
-                .to_string()
+        .filter_map(|e| {
+            let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".html").map(str::to_string)
         })
         .filter(|n| n != "index")
         .collect();
+    run_ids.sort();
     assert!(
         run_ids.iter().all(|id| index.contains(id.as_str())),
         "the runs index lists every run"

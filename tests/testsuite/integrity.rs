@@ -5,7 +5,7 @@
 //! deviations), and each held to make `receipts build --strict` exit 1 with
 //! a failing receipt that names the cell, run, figure or file.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! carries the run's facts and links its record, from which the browser
 //! draws the replay.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
@@ -34,7 +34,7 @@ fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> (u64, usize) {
 #[test]
 fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
     let (dir, _) = site_of(RUNS);
-    let site = dir.path().join("site");
+    let site = dir.join("site");
     let (records, record_count) = files(&site.join("data/S01/runs"), |n| n.ends_with(".json.gz"));
     let (pages, page_count) = files(&site.join("runs"), |n| {
         n.starts_with("S01-") && n.ends_with(".html")
@@ -88,10 +88,11 @@ fn a_thousand_runs_fit_the_per_run_budget_of_a_hundred_thousand() {
 }
 
 /// Every file of a site built from a simulated study of `runs` runs, path
-/// relative to the site → bytes.
-fn site_of(runs: usize) -> (tempfile::TempDir, std::collections::BTreeMap<String, u64>) {
+/// relative to the site → bytes; and the folder holding the study and its
+/// site (built once per test run: never changed).
+fn site_of(runs: usize) -> (std::path::PathBuf, std::collections::BTreeMap<String, u64>) {
     let dir = common::simulated_site(runs, &["--compress-records"]);
-    let site = dir.path().join("site");
+    let site = dir.join("site");
     let sizes = walkdir::WalkDir::new(&site)
         .into_iter()
         .map(|e| e.expect("walk"))
@@ -165,12 +166,7 @@ fn a_site_with_plain_records_keeps_full_run_pages() {
 /// that draws its replay to the digest the site was published with.
 #[test]
 fn a_forged_compact_page_or_a_patched_replay_script_fails() {
-    let dir = common::sample_copy();
-    let out = receipts(
-        dir.path(),
-        &["build", "--quiet", "--compress-records", "--out", "site"],
-    );
-    assert_exit(&out, 0, "build --compress-records");
+    let dir = common::built_with(&["--compress-records"]);
     let site = dir.path().join("site");
     let root = common::stdout(&receipts(dir.path(), &["verify", "site"]));
     let root = root

@@ -1,12 +1,12 @@
 //! The numbers on the landing and experiment pages are recomputed from the
 //! runs by the verification core: change a run and the figures change.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
 
-use common::{receipts, sample_copy, stderr};
+use common::{built, receipts, sample_copy, stderr};
 
 /// The mean time per run of `policy` in E01, computed here from the run records.
 /// `html` without the attributes that name each mark's receipt for the
@@ -175,10 +175,8 @@ fn harness_report_pages_show_each_figure_beside_its_recomputation() {
 
 #[test]
 fn verdict_pages_show_each_decision_beside_its_recomputation() {
-    let dir = sample_copy();
+    let dir = built();
     let root = dir.path();
-    let out = receipts(root, &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
     let page = |edit: &str| {
         unnamed(
             &fs::read_to_string(root.join(format!("site/regressions/R01/{edit}.html")))

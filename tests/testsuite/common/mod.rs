@@ -38,26 +38,97 @@ pub fn stdout(out: &Output) -> String {
 
 /// A simulated study of `runs` runs in one experiment (`receipts simulate
 /// --scale`), its site built into `site/` with `flags` (such as
-/// `--compress-records`).
-pub fn simulated_site(runs: usize, flags: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let scale = runs.to_string();
-    let out = receipts(
-        dir.path(),
-        &["simulate", "--quiet", "--out", ".", "--scale", &scale],
-    );
-    assert_exit(&out, 0, "simulate");
-    let build = [&["build", "--quiet", "--out", "site"][..], flags].concat();
-    let out = receipts(dir.path(), &build);
-    assert_exit(&out, 0, &build.join(" "));
+/// `--compress-records`): made once per test run (see [`shared`]) and
+/// never changed. A test that changes it works on a [`copy`].
+pub fn simulated_site(runs: usize, flags: &[&str]) -> PathBuf {
+    let name = format!("simulated-{runs}{}", flags.concat());
+    shared(&name, |dir| {
+        let scale = runs.to_string();
+        let out = receipts(
+            dir,
+            &["simulate", "--quiet", "--out", ".", "--scale", &scale],
+        );
+        assert_exit(&out, 0, "simulate");
+        let build = [&["build", "--quiet", "--out", "site"][..], flags].concat();
+        let out = receipts(dir, &build);
+        assert_exit(&out, 0, &build.join(" "));
+    })
+}
+
+/// A copy of the sample with its site built into `site/` (`receipts build
+/// --quiet`), for the test to change as it likes.
+pub fn built() -> tempfile::TempDir {
+    built_with(&[])
+}
+
+/// A copy of the sample with its site built into `site/` with `flags`
+/// (`receipts build --quiet <flags>`), for the test to change as it likes:
+/// the build is made once per test run (see [`shared`]) and copied.
+pub fn built_with(flags: &[&str]) -> tempfile::TempDir {
+    let name = format!("sample-built{}", flags.concat());
+    copy(&shared(&name, |dir| {
+        copy_sample(dir);
+        let build = [&["build", "--quiet"][..], flags].concat();
+        let out = receipts(dir, &build);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }))
+}
+
+/// A copy of `dir` (a fixture from [`shared`]) in a new temp directory.
+pub fn copy(dir: &Path) -> tempfile::TempDir {
+    let to = tempfile::tempdir().expect("tempdir");
+    copy_dir(dir, to.path());
+    to
+}
+
+/// A fixture shared by every test of this test run: the first test (of any
+/// process of the run) that asks for `name` has `make` fill an empty
+/// directory, under a lock that makes the others wait; each later call
+/// returns that directory at once. Tests only read it: one that changes a
+/// fixture changes a [`copy`]. Under nextest (a process per test) the run is
+/// `NEXTEST_RUN_ID`; under `cargo test` (one process), this process.
+/// Directories of earlier runs are removed once they are an hour old.
+pub fn shared(name: &str, make: impl FnOnce(&Path)) -> PathBuf {
+    let dir = fixtures().join(name);
+    if dir.is_dir() {
+        return dir;
+    }
+    let lock = fs::File::create(fixtures().join(format!("{name}.lock"))).expect("lock file");
+    lock.lock().expect("lock");
+    if !dir.is_dir() {
+        // A test that failed while making it left a partial directory: it
+        // is made again from the start, and only a whole one is renamed
+        // into place.
+        let partial = fixtures().join(format!("{name}.partial"));
+        if partial.exists() {
+            fs::remove_dir_all(&partial).expect("remove a partial fixture");
+        }
+        fs::create_dir_all(&partial).expect("mkdir");
+        make(&partial);
+        fs::rename(&partial, &dir).expect("rename the fixture into place");
+    }
     dir
 }
 
-/// A copy of the sample with its site built into `site/`.
-pub fn built() -> tempfile::TempDir {
-    let dir = sample_copy();
-    let out = receipts(dir.path(), &["build", "--quiet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+/// This test run's fixture directory (see [`shared`]), made on first use.
+fn fixtures() -> PathBuf {
+    let base = std::env::temp_dir().join("receipts-test-fixtures");
+    let run = std::env::var("NEXTEST_RUN_ID")
+        .unwrap_or_else(|_| format!("process-{}", std::process::id()));
+    let dir = base.join(run);
+    if !dir.is_dir() {
+        fs::create_dir_all(&dir).expect("fixtures directory");
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for entry in fs::read_dir(&base).into_iter().flatten().flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < hour_ago);
+            if old && entry.path() != dir {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     dir
 }
 
@@ -93,13 +164,19 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// A temp directory holding a copy of the shipped sample input.
 pub fn sample_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
+    copy_sample(dir.path());
+    dir
+}
+
+/// Copies the shipped sample input (`experiments/`, `showcase/`, `docs/`)
+/// into `dir`.
+fn copy_sample(dir: &Path) {
     for sub in ["experiments", "showcase", "docs"] {
         let from = repo().join(sub);
         if from.is_dir() {
-            copy_dir(&from, &dir.path().join(sub));
+            copy_dir(&from, &dir.join(sub));
         }
     }
-    dir
 }
 
 /// Every file under `root` with the SHA-256 of its bytes, by relative path.
@@ -181,12 +258,28 @@ pub fn fails_with(root: &Path, needles: &[&str]) {
     }
 }
 
+/// The failing receipts of a `receipts verify --json` result, `(subject, claim)`.
+pub fn failing(result: &Value) -> Vec<(String, String)> {
+    result["receipts"]
+        .as_array()
+        .expect("receipts")
+        .iter()
+        .filter(|r| r["status"] == "fail")
+        .map(|r| {
+            (
+                r["subject"].as_str().unwrap_or_default().to_string(),
+                r["claim"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// `n` with a comma between each group of three digits, as pages write counts.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

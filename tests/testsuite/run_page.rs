@@ -1,7 +1,7 @@
 //! What a run's page shows beyond its receipts: the timeline of its
 //! attempts and calls, and long texts folded without losing a character.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

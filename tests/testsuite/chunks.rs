@@ -5,7 +5,7 @@
 //! or slipped in, a run moved to another chunk or dropped with every digest
 //! resealed) is kept here and must fail `receipts verify`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -21,15 +21,11 @@ use receipts_verifier::manifest::{format_sums, parse_sums};
 /// seeds of the simulated grid: 3 tasks × 2 profiles × 3 policies each.)
 const RUNS: usize = 612;
 
-/// A simulated study of [`RUNS`] runs in one experiment, built once.
+/// A simulated study of [`RUNS`] runs in one experiment, built once per
+/// test run (never changed: see [`forge`]).
 fn built() -> &'static Path {
-    static SITE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    let (_, site) = SITE.get_or_init(|| {
-        let dir = common::simulated_site(RUNS, &[]);
-        let site = dir.path().join("site");
-        (dir, site)
-    });
-    site
+    static SITE: OnceLock<PathBuf> = OnceLock::new();
+    SITE.get_or_init(|| common::simulated_site(RUNS, &[]).join("site"))
 }
 
 /// A copy of the built site to forge.
@@ -52,18 +48,7 @@ fn failures(site: &Path, extra: &[&str]) -> Vec<(String, String)> {
     let out = receipts(site, &args);
     assert_exit(&out, 1, "verify of a forged site");
     let result: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    result["receipts"]
-        .as_array()
-        .expect("receipts")
-        .iter()
-        .filter(|r| r["status"] == "fail")
-        .map(|r| {
-            (
-                r["subject"].as_str().unwrap_or_default().to_string(),
-                r["claim"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
+    common::failing(&result)
 }
 
 fn has(found: &[(String, String)], subject: &str, claim: &str) -> bool {

@@ -1,7 +1,7 @@
 //! `receipts serve`: serves the site, rebuilds when an input changes, and
 //! keeps serving the last good site, with the error shown, when a rebuild fails.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{Read, Write};

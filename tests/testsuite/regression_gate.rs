@@ -3,7 +3,7 @@
 //! edits; a verdict dated before the replays it waited for, or a rounded-up
 //! recall, fails even with every digest resealed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

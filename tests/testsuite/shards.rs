@@ -5,14 +5,14 @@
 //! figure; a shard dropped from a root rebuilt around it) is kept here and
 //! must fail `receipts verify` on the root.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use common::{assert_exit, copy_dir, receipts, reseal, root_digest, stderr, stdout};
+use common::{assert_exit, copy_dir, failing, receipts, reseal, root_digest, stderr, stdout};
 use receipts_verifier::digest::sha256_hex;
 
 /// The sample's experiments in three shards, so that no claim reads an
@@ -36,17 +36,25 @@ const PARTS: [&str; 9] = [
     "study.json",
 ];
 
-/// A folder holding the three shards' sites and the root site over them.
+/// A folder holding the three shards' sites and the root site over them,
+/// for the test to change as it likes.
 struct Study {
     dir: tempfile::TempDir,
 }
 
 impl Study {
+    /// A copy of the study, which is built once per test run.
     fn new() -> Study {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Study {
+            dir: common::copy(&common::shared("shards", Study::make)),
+        }
+    }
+
+    /// Builds the study into `dir`.
+    fn make(dir: &Path) {
         let experiments = common::repo().join("experiments");
         for (name, keep) in SPLIT {
-            let project = dir.path().join(format!("project-{name}"));
+            let project = dir.join(format!("project-{name}"));
             copy_dir(&experiments, &project.join("experiments"));
             for part in PARTS.iter().filter(|p| !keep.contains(p)) {
                 let path = project.join("experiments").join(part);
@@ -61,11 +69,10 @@ impl Study {
             assert_exit(&out, 0, &format!("build {name}"));
         }
         let out = receipts(
-            dir.path(),
+            dir,
             &["root", "--out", "root", "shard-a", "shard-b", "shard-c"],
         );
         assert_exit(&out, 0, "root");
-        Study { dir }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -86,22 +93,6 @@ impl Study {
             .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
         (out.status.code(), value)
     }
-}
-
-/// The failing receipts of a result, `(subject, claim)`.
-fn failing(result: &Value) -> Vec<(String, String)> {
-    result["receipts"]
-        .as_array()
-        .expect("receipts")
-        .iter()
-        .filter(|r| r["status"] == "fail")
-        .map(|r| {
-            (
-                r["subject"].as_str().unwrap_or_default().to_string(),
-                r["claim"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
 }
 
 fn assert_fails(result: &Value, subject: &str, claim: &str) {

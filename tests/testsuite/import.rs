@@ -3,7 +3,7 @@
 //! verified; the figures Inspect reports come out of the import; the same
 //! log gives the same bytes; a forged log or a damaged archive is refused.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

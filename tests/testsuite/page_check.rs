@@ -3,7 +3,7 @@
 //! in memory from its own `data/` and `assets/` gives every page the build
 //! wrote, byte for byte, and an edited page is found and named.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

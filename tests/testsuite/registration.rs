@@ -3,7 +3,7 @@
 //! held to fail a receipt naming the file; and what each page says backs the
 //! registration time. Time stamps and commits are in `anchors.rs`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

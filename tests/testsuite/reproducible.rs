@@ -1,7 +1,7 @@
 //! The same input gives a byte-identical site whatever the output directory,
 //! time zone, locale, order the input files were created in, or number of threads.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
