@@ -146,7 +146,8 @@ fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
     );
     assert!(!dir.path().join("experiments").exists(), "nothing written");
 
-    // A log of a version this build does not read.
+    // A log of a format version Inspect has not written: refused, as
+    // Inspect's own reader refuses it.
     let mut log: Value =
         serde_json::from_str(&fs::read_to_string(fixture("tools.json")).expect("log"))
             .expect("json");
@@ -156,7 +157,25 @@ fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
     let out = import(dir.path(), &[newer]);
     assert_exit(&out, 2, "version");
     assert!(
-        stderr(&out).contains("newer.json: /version: Inspect AI log version 9"),
+        stderr(&out).contains("newer.json: /version: Inspect AI log format version 9"),
+        "{}",
+        stderr(&out)
+    );
+    log["version"] = 2.into();
+
+    // A sample without a target, which Inspect's reader refuses: exit 2,
+    // naming the file and the place.
+    log["samples"][1]
+        .as_object_mut()
+        .expect("sample")
+        .remove("target");
+    let untargeted = dir.path().join("untargeted.json");
+    fs::write(&untargeted, serde_json::to_vec_pretty(&log).expect("json")).expect("write");
+    let out = import(dir.path(), &[untargeted]);
+    assert_exit(&out, 2, "no target");
+    assert!(
+        stderr(&out).contains("untargeted.json: /: line ")
+            && stderr(&out).contains("missing field `target`"),
         "{}",
         stderr(&out)
     );

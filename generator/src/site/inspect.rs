@@ -7,6 +7,7 @@ use serde::Serialize;
 use receipts_verifier::inspect::{ImportedEval, Message};
 use receipts_verifier::verify::Receipt;
 
+use super::study::thousands;
 use super::{label, mark, object_href, receipt_cell, worst, Cell, ReceiptView};
 use crate::load::LoadedImport;
 
@@ -40,6 +41,8 @@ pub struct EvalSummary {
 pub struct EvalView {
     pub title: String,
     pub eval: ImportedEval,
+    /// What Inspect's own log viewer shows at the top of a log.
+    pub header: EvalHeader,
     pub simulated: bool,
     pub log_href: String,
     pub receipts: usize,
@@ -47,6 +50,131 @@ pub struct EvalView {
     pub derived: Cell,
     pub scorers: Vec<ScorerView>,
     pub samples: Vec<SampleView>,
+}
+
+/// The facts at the top of an evaluation's page, as Inspect's log viewer
+/// gives them: how many samples ran how often, each scorer's headline
+/// metric, the tokens and the time.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalHeader {
+    /// Distinct samples.
+    pub samples: usize,
+    /// Samples × epochs the log holds.
+    pub runs: usize,
+    /// Each scorer's first metric: its line's label and its cell.
+    pub headlines: Vec<(String, Cell)>,
+    /// Tokens over every model: input, output, cache read, cache write,
+    /// reasoning (the last three where counted).
+    pub tokens: Option<TokenTotals>,
+    /// Per model, where more than one was used.
+    pub models: Vec<(String, TokenTotals)>,
+    /// How long the evaluation ran, where its start and completion read.
+    pub duration: Option<String>,
+}
+
+/// Token counts, written with thousands separators.
+#[derive(Debug, Clone, Serialize)]
+pub struct TokenTotals {
+    pub input: String,
+    pub output: String,
+    pub cache_read: Option<String>,
+    pub cache_write: Option<String>,
+    pub reasoning: Option<String>,
+    pub total: String,
+}
+
+impl TokenTotals {
+    fn of<'a>(usage: impl Iterator<Item = &'a receipts_verifier::inspect::log::Usage>) -> Self {
+        let (mut input, mut output) = (0u64, 0u64);
+        let (mut read, mut write, mut reasoning) = (None::<u64>, None::<u64>, None::<u64>);
+        let add = |sum: &mut Option<u64>, v: Option<u64>| {
+            if let Some(v) = v {
+                *sum = Some(sum.unwrap_or(0) + v);
+            }
+        };
+        for u in usage {
+            input += u.input_tokens;
+            output += u.output_tokens;
+            add(&mut read, u.input_tokens_cache_read);
+            add(&mut write, u.input_tokens_cache_write);
+            add(&mut reasoning, u.reasoning_tokens);
+        }
+        TokenTotals {
+            input: thousands(input),
+            output: thousands(output),
+            cache_read: read.map(thousands),
+            cache_write: write.map(thousands),
+            reasoning: reasoning.map(thousands),
+            total: thousands(input + output),
+        }
+    }
+}
+
+/// `started` to `completed` as hours, minutes and seconds.
+fn duration(started: Option<&str>, completed: Option<&str>) -> Option<String> {
+    let parse = |t: Option<&str>| receipts_verifier::time::parse(t?).ok();
+    let ms = parse(completed)?.0 - parse(started)?.0;
+    if ms < 0 {
+        return None;
+    }
+    let secs = ms / 1000;
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    Some(if h > 0 {
+        format!("{h} h {m:02} min {s:02} s")
+    } else if m > 0 {
+        format!("{m} min {s:02} s")
+    } else {
+        format!("{}.{:01} s", s, (ms % 1000) / 100)
+    })
+}
+
+fn header(eval: &ImportedEval, receipts: &[Receipt]) -> EvalHeader {
+    let ids: std::collections::BTreeSet<&str> =
+        eval.samples.iter().map(|s| s.id.as_str()).collect();
+    // The log's own statistics where it has them; else the samples' sum.
+    let per_model: Vec<(String, receipts_verifier::inspect::log::Usage)> = if eval.usage.is_empty()
+    {
+        eval.samples
+            .iter()
+            .filter_map(|s| s.usage)
+            .map(|u| (eval.model.clone(), u))
+            .collect()
+    } else {
+        eval.usage.iter().map(|(m, u)| (m.clone(), *u)).collect()
+    };
+    let mut models: std::collections::BTreeMap<&str, Vec<&receipts_verifier::inspect::log::Usage>> =
+        std::collections::BTreeMap::new();
+    for (m, u) in &per_model {
+        models.entry(m).or_default().push(u);
+    }
+    EvalHeader {
+        samples: ids.len(),
+        runs: eval.samples.len(),
+        headlines: eval
+            .scorers
+            .iter()
+            .filter_map(|s| {
+                let metric = s.metrics.keys().next()?;
+                let claim = format!("scorers[{} {}].{metric}", s.name, s.reducer);
+                let label = if s.reducer == "mean" {
+                    format!("{} {metric}", s.name)
+                } else {
+                    format!("{} ({}) {metric}", s.name, s.reducer)
+                };
+                Some((label, receipt_cell(receipts, &claim)))
+            })
+            .collect(),
+        tokens: (!per_model.is_empty()).then(|| TokenTotals::of(per_model.iter().map(|(_, u)| u))),
+        models: if models.len() > 1 {
+            models
+                .into_iter()
+                .map(|(m, us)| (m.to_string(), TokenTotals::of(us.into_iter())))
+                .collect()
+        } else {
+            Vec::new()
+        },
+        duration: duration(eval.started_at.as_deref(), eval.completed_at.as_deref()),
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +196,9 @@ pub struct SampleView {
     pub completion: String,
     pub stop_reason: Option<String>,
     pub error: Option<String>,
+    pub retries: u32,
+    /// The sample's metadata, each value as JSON text; untrusted.
+    pub metadata: Vec<(String, String)>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub scores: Vec<ScoreView>,
@@ -221,6 +352,18 @@ pub fn eval_view(name: &str, eval: &ImportedEval, receipts: &[Receipt]) -> EvalV
                 completion: s.completion.clone(),
                 stop_reason: s.stop_reason.clone(),
                 error: s.error.clone(),
+                retries: s.retries,
+                metadata: s
+                    .metadata
+                    .iter()
+                    .map(|(k, v)| {
+                        let text = match v {
+                            serde_json::Value::String(t) => t.clone(),
+                            other => other.to_string(),
+                        };
+                        (k.clone(), text)
+                    })
+                    .collect(),
                 input_tokens: s.usage.map(|u| u.input_tokens),
                 output_tokens: s.usage.map(|u| u.output_tokens),
                 scores,
@@ -230,6 +373,7 @@ pub fn eval_view(name: &str, eval: &ImportedEval, receipts: &[Receipt]) -> EvalV
         .collect();
     EvalView {
         title: title(eval, name),
+        header: header(eval, receipts),
         eval: eval.clone(),
         simulated: eval_simulated(eval),
         log_href: object_href(&eval.source.sha256),

@@ -168,7 +168,8 @@ pub struct StudyFigureRow {
     pub pass: bool,
 }
 
-fn thousands(n: u64) -> String {
+/// `n` as a count, its digits grouped by thousands.
+pub(super) fn thousands(n: u64) -> String {
     show_figure(
         receipts_verifier::claims::Bound::exact(n as f64),
         Unit::Count,

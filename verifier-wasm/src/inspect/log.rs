@@ -1,7 +1,16 @@
 //! Reading an Inspect AI log: the `.json` form whole, or the members of an
-//! `.eval` archive (`header.json`, `samples/*.json`, `reductions.json`),
-//! which the caller unpacks. Inspect writes NaN and infinities as bare
-//! `NaN`/`Infinity` tokens, which are read as `null` (unscored).
+//! `.eval` archive (`header.json`, or `_journal/start.json` while the log is
+//! still being written; `samples/*.json`, `reductions.json`), which the
+//! caller unpacks. Inspect writes NaN and infinities as bare `NaN`/`Infinity`
+//! tokens, which are read as `null` (unscored).
+//!
+//! Every log format version Inspect's own reader reads is read, with the
+//! same migrations: version 1's single `score` per sample and `scorer` plus
+//! `metrics` in the results become the `scores` of later versions, and
+//! reductions kept inside the results are taken from there. What older
+//! versions did not store is derived as Inspect derives it: the completion
+//! from the first choice's message, `attachment://` references from the
+//! sample's attachments.
 
 use std::collections::BTreeMap;
 
@@ -11,9 +20,11 @@ use serde_json::{Map, Value};
 /// An Inspect AI evaluation log, the parts the verifier reads.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Log {
-    /// The log format's version; only version 2 is read.
+    /// The log format's version (1, 2 or 3 so far).
     pub version: u32,
-    /// How far the evaluation got: `success`, `error`, `cancelled` or `started`.
+    /// How far the evaluation got: `success`, `error`, `cancelled` or
+    /// `started` (a log still being written, which has no status yet).
+    #[serde(default = "started")]
     pub status: String,
     /// What was evaluated: the task, the model, the configuration and the scorers.
     pub eval: Eval,
@@ -21,8 +32,8 @@ pub struct Log {
     /// evaluation stopped before it had results.
     #[serde(default)]
     pub results: Option<Results>,
-    /// Every sample × epoch, sorted by sample id as text, then epoch; in an `.eval`
-    /// archive, its `samples/*.json` members.
+    /// Every sample × epoch, in the dataset's order, each sample's epochs in
+    /// order; in an `.eval` archive, its `samples/*.json` members.
     #[serde(default)]
     pub samples: Vec<Sample>,
     /// Each scorer × reducer's scores reduced per sample; in an `.eval`
@@ -37,6 +48,19 @@ pub struct Log {
     pub stats: Option<Stats>,
 }
 
+/// A field Inspect may write as `null` where it means the field's default.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+fn started() -> String {
+    "started".to_string()
+}
+
 /// The evaluation's specification: what ran, on which model, with which scorers.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Eval {
@@ -49,8 +73,9 @@ pub struct Eval {
     /// How the evaluation was configured; the default when the log has none.
     #[serde(default)]
     pub config: Config,
-    /// The scorers the task ran, with their options.
-    #[serde(default)]
+    /// The scorers the task ran, with their options; empty in logs from
+    /// before the specification listed them.
+    #[serde(default, deserialize_with = "null_as_default")]
     pub scorers: Vec<ScorerSpec>,
     /// The version of each Python package the evaluation recorded, by package
     /// name (`inspect_ai`, …).
@@ -64,6 +89,9 @@ pub struct Eval {
 /// The dataset the evaluation ran: which samples it holds.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Dataset {
+    /// The dataset's name, where it has one.
+    #[serde(default)]
+    pub name: Option<String>,
     /// The ids of the dataset's samples (strings or numbers); absent when the
     /// log does not list them.
     #[serde(default)]
@@ -76,6 +104,10 @@ pub struct Config {
     /// How many epochs each sample ran; absent means one.
     #[serde(default)]
     pub epochs: Option<u32>,
+    /// `false` when the evaluation was told not to write its samples
+    /// (`--no-log-samples`): the log is its header alone.
+    #[serde(default)]
+    pub log_samples: Option<bool>,
     /// The names of the epoch reducers configured, if any were.
     #[serde(default)]
     pub epochs_reducer: Option<Vec<String>>,
@@ -103,6 +135,24 @@ pub struct Results {
     /// One line per scorer × reducer, with its metrics.
     #[serde(default)]
     pub scores: Vec<EvalScore>,
+    /// Log format version 1: the one scorer, whose line `scores` holds in
+    /// later versions.
+    #[serde(default)]
+    scorer: Option<LegacyScorer>,
+    /// Log format version 1: the one scorer's metrics.
+    #[serde(default)]
+    metrics: Option<BTreeMap<String, MetricValue>>,
+    /// The per-sample reductions, where a log keeps them in its results.
+    #[serde(default)]
+    sample_reductions: Option<Vec<Reduction>>,
+}
+
+/// The one scorer of a version 1 log's results.
+#[derive(Debug, Clone, Deserialize)]
+struct LegacyScorer {
+    name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    params: Map<String, Value>,
 }
 
 /// One scorer × reducer line of the results.
@@ -115,6 +165,10 @@ pub struct EvalScore {
     /// The epoch reducer applied before the metrics; absent means `mean`.
     #[serde(default)]
     pub reducer: Option<String>,
+    /// The scorer's non-default arguments, where the results record them
+    /// (versions before the specification listed its scorers).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub params: Map<String, Value>,
     /// The metrics over the reduced values, by metric name.
     #[serde(default)]
     pub metrics: BTreeMap<String, MetricValue>,
@@ -136,6 +190,9 @@ pub struct Stats {
     /// When the evaluation completed, as the log writes the time.
     #[serde(default)]
     pub completed_at: Option<String>,
+    /// The tokens the evaluation used, by model name.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub model_usage: BTreeMap<String, Usage>,
 }
 
 /// An error the log records, the part the verifier reads.
@@ -153,29 +210,40 @@ pub struct Sample {
     /// Which epoch of the sample this is, counting from 1.
     pub epoch: u32,
     /// The sample's input: a string, or a list of messages.
-    #[serde(default)]
     pub input: Value,
     /// The sample's target: a string or a list of strings (see [`Sample::targets`]).
-    #[serde(default)]
     pub target: Value,
     /// The options of a multiple-choice sample; absent for any other.
     #[serde(default)]
     pub choices: Option<Vec<String>>,
-    /// The transcript, each message as the log writes it; never empty.
-    #[serde(default)]
+    /// The transcript, each message as the log writes it.
+    #[serde(default, deserialize_with = "null_as_default")]
     pub messages: Vec<Value>,
     /// The model's final output, when the log has one.
     #[serde(default)]
     pub output: Option<Output>,
     /// The sample's scores, by the scorer's key.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub scores: BTreeMap<String, Score>,
+    /// Log format version 1: the sample's one score, keyed in `scores` by
+    /// the results' first scorer once read.
+    #[serde(default)]
+    score: Option<Score>,
+    /// Text the log stores once and refers to as `attachment://<key>`.
+    #[serde(default)]
+    pub attachments: BTreeMap<String, String>,
     /// The error the sample stopped on, if it stopped on one.
     #[serde(default)]
     pub error: Option<ErrorInfo>,
     /// The tokens the sample used, by model name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub model_usage: BTreeMap<String, Usage>,
+    /// What the dataset says of the sample, as it says it.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub metadata: Map<String, Value>,
+    /// The errors of earlier attempts at the sample, each retried.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub error_retries: Vec<Value>,
     /// When the sample started, as the log writes the time.
     #[serde(default)]
     pub started_at: Option<String>,
@@ -190,9 +258,10 @@ pub struct Sample {
 /// A sample's final output from the model.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Output {
-    /// The output's text; `""` when the log has none.
+    /// The output's text. Versions that did not store it, or stored it
+    /// empty, have it derived from the first choice (see [`Log::validated`]).
     #[serde(default)]
-    pub completion: String,
+    pub completion: Option<String>,
     /// The choices the model returned, the first being the output's message.
     #[serde(default)]
     pub choices: Vec<OutputChoice>,
@@ -341,7 +410,9 @@ impl Log {
         log.validated()
     }
 
-    /// A log in Inspect's `.eval` form, a zip archive.
+    /// A log in Inspect's `.eval` form, a zip archive: finished (with
+    /// `header.json`) or still being written (`_journal/start.json` and the
+    /// samples written so far), as Inspect's reader reads either.
     pub fn from_eval(bytes: &[u8]) -> Result<Log, LogError> {
         let members = super::archive::members(bytes)?;
         // A later member of one name replaces an earlier, as Inspect reads them.
@@ -352,18 +423,21 @@ impl Log {
                 .find(|(n, _)| n == name)
                 .map(|(_, b)| b.as_slice())
         };
-        let header = last("header.json").ok_or_else(|| {
-            error(
-                "header.json",
-                "missing: the evaluation did not finish writing its log",
-            )
-        })?;
+        let header = last("header.json")
+            .map(|h| (h, "header.json"))
+            .or_else(|| last(JOURNAL_START).map(|h| (h, JOURNAL_START)))
+            .ok_or_else(|| {
+                error(
+                    "header.json",
+                    format!("missing, and so is {JOURNAL_START}: this is not an Inspect AI log"),
+                )
+            })?;
         let samples: Vec<(String, Vec<u8>)> = members
             .iter()
             .filter(|(n, _)| n.starts_with("samples/") && n.ends_with(".json"))
             .cloned()
             .collect();
-        Log::from_members(header, &samples, last("reductions.json"))
+        Log::from_members_at(header, &samples, last("reductions.json"))
     }
 
     /// Either form, told apart by the zip signature.
@@ -383,7 +457,17 @@ impl Log {
         samples: &[(String, Vec<u8>)],
         reductions: Option<&[u8]>,
     ) -> Result<Log, LogError> {
-        let mut log: Log = parse(header, "header.json")?;
+        Log::from_members_at((header, "header.json"), samples, reductions)
+    }
+
+    /// [`Log::from_members`] with the header's member named: `header.json`,
+    /// or `_journal/start.json` for a log still being written.
+    fn from_members_at(
+        (header, header_name): (&[u8], &str),
+        samples: &[(String, Vec<u8>)],
+        reductions: Option<&[u8]>,
+    ) -> Result<Log, LogError> {
+        let mut log: Log = parse(header, header_name)?;
         let mut by_name: BTreeMap<&str, &[u8]> = BTreeMap::new();
         for (name, bytes) in samples {
             by_name.insert(name, bytes);
@@ -401,15 +485,18 @@ impl Log {
     }
 
     fn validated(mut self) -> Result<Log, LogError> {
-        if self.version != 2 {
+        // Inspect's reader refuses a version later than its own; the
+        // latest it has written is 3.
+        if !(1..=LATEST_VERSION).contains(&self.version) {
             return Err(error(
                 "/version",
                 format!(
-                    "Inspect AI log version {} is not one this build reads (it reads version 2)",
+                    "Inspect AI log format version {} is not one Inspect AI has written (1 to {LATEST_VERSION})",
                     self.version
                 ),
             ));
         }
+        self.migrate();
         for (i, s) in self.samples.iter().enumerate() {
             if !matches!(s.id, Value::String(_) | Value::Number(_)) {
                 return Err(error(
@@ -417,15 +504,120 @@ impl Log {
                     "a sample id is a string or a number",
                 ));
             }
-            if s.messages.is_empty() {
-                return Err(error(
-                    format!("/samples/{i}/messages"),
-                    "the sample has no messages",
-                ));
+        }
+        for s in &mut self.samples {
+            s.resolve();
+        }
+        self.sort_samples();
+        Ok(self)
+    }
+
+    /// Each scorer's non-default arguments, by the scorer's name: as the
+    /// specification lists them, or, in a log from before it did, as the
+    /// results record them.
+    pub fn scorer_options(&self) -> BTreeMap<&str, &Map<String, Value>> {
+        if self.eval.scorers.is_empty() {
+            self.results
+                .iter()
+                .flat_map(|r| &r.scores)
+                .map(|s| (s.scorer.as_str(), &s.params))
+                .collect()
+        } else {
+            self.eval
+                .scorers
+                .iter()
+                .map(|s| (s.name.as_str(), &s.options))
+                .collect()
+        }
+    }
+
+    /// The Inspect AI version that wrote the log, where it records one.
+    pub fn inspect_version(&self) -> Option<super::version::Version> {
+        self.eval
+            .packages
+            .get("inspect_ai")
+            .and_then(|v| super::version::Version::parse(v))
+    }
+
+    /// Inspect's migrations of older log format versions, applied as its
+    /// reader applies them.
+    fn migrate(&mut self) {
+        if let Some(results) = &mut self.results {
+            if let Some(scorer) = results.scorer.take() {
+                results.scores = vec![EvalScore {
+                    name: scorer.name.clone(),
+                    scorer: scorer.name,
+                    reducer: None,
+                    params: scorer.params,
+                    metrics: results.metrics.take().unwrap_or_default(),
+                }];
+            }
+            if self.reductions.is_none() {
+                self.reductions = results.sample_reductions.take();
             }
         }
-        self.samples.sort_by_key(|s| (id_text(&s.id), s.epoch));
-        Ok(self)
+        // A version 1 sample's one score belongs to the results' first scorer;
+        // without results Inspect keeps it under its placeholder key.
+        let first = self
+            .results
+            .as_ref()
+            .and_then(|r| r.scores.first())
+            .map_or(SCORER_PLACEHOLDER, |s| s.name.as_str())
+            .to_string();
+        for s in &mut self.samples {
+            if let Some(score) = s.score.take() {
+                s.scores.insert(first.clone(), score);
+            }
+        }
+    }
+
+    /// The samples in their dataset's order, each sample's epochs in order:
+    /// by the dataset's list of sample ids where the log has one, else as
+    /// Inspect sorts them (numeric ids as numbers, before text ids compared
+    /// as text).
+    fn sort_samples(&mut self) {
+        let position: BTreeMap<String, usize> = self
+            .eval
+            .dataset
+            .as_ref()
+            .and_then(|d| d.sample_ids.as_ref())
+            .map(|ids| {
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, id)| (id_text(id), i))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.samples.sort_by(|a, b| {
+            let key = |s: &Sample| (position.get(&id_text(&s.id)).copied(), sort_key(&s.id));
+            key(a).cmp(&key(b)).then(a.epoch.cmp(&b.epoch))
+        });
+    }
+}
+
+/// The latest log format version Inspect AI has written.
+const LATEST_VERSION: u32 = 3;
+
+/// Where an `.eval` archive still being written keeps what `header.json`
+/// holds once it is finished.
+const JOURNAL_START: &str = "_journal/start.json";
+
+/// The key a version 1 log's sample score has when the log has no results
+/// to name its scorer, as Inspect's reader keys it.
+const SCORER_PLACEHOLDER: &str = "88F74D2C";
+
+/// How Inspect orders sample ids: a number as its text zero-filled to 20
+/// places, a string as it is.
+pub fn sort_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => {
+            let text = other.to_string();
+            match text.strip_prefix('-') {
+                Some(digits) => format!("-{digits:0>19}"),
+                None => format!("{text:0>20}"),
+            }
+        }
     }
 }
 
@@ -452,7 +644,70 @@ impl Sample {
 
     /// The text of the final output, `""` when there was none.
     pub fn completion(&self) -> &str {
-        self.output.as_ref().map_or("", |o| o.completion.as_str())
+        self.output
+            .as_ref()
+            .and_then(|o| o.completion.as_deref())
+            .unwrap_or("")
+    }
+
+    /// The sample as Inspect reads it: `attachment://` references in its
+    /// input, messages and output replaced by the attachments they name, and
+    /// a completion the log did not store (or stored empty) taken from the
+    /// first choice's message, its text parts joined by newlines.
+    fn resolve(&mut self) {
+        if !self.attachments.is_empty() {
+            let attachments = &self.attachments;
+            resolve_attachments(&mut self.input, attachments);
+            for m in &mut self.messages {
+                resolve_attachments(m, attachments);
+            }
+            if let Some(output) = &mut self.output {
+                for c in &mut output.choices {
+                    resolve_attachments(&mut c.message, attachments);
+                }
+                if let Some(text) = &mut output.completion {
+                    if let Some(found) = attachment(text, attachments) {
+                        *text = found.to_string();
+                    }
+                }
+            }
+        }
+        if let Some(output) = &mut self.output {
+            if output.completion.as_deref().unwrap_or("").is_empty() {
+                output.completion = Some(
+                    output
+                        .choices
+                        .first()
+                        .map(|c| super::record::content_text(&c.message["content"], "text"))
+                        .unwrap_or_default(),
+                );
+            }
+        }
+    }
+}
+
+/// The attachment `text` refers to, when it is a reference to one the sample holds.
+fn attachment<'a>(text: &str, attachments: &'a BTreeMap<String, String>) -> Option<&'a str> {
+    text.strip_prefix("attachment://")
+        .and_then(|key| attachments.get(key))
+        .map(String::as_str)
+}
+
+/// Every string of `value` that refers to an attachment replaced by it.
+fn resolve_attachments(value: &mut Value, attachments: &BTreeMap<String, String>) {
+    match value {
+        Value::String(s) => {
+            if let Some(found) = attachment(s, attachments) {
+                *s = found.to_string();
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| resolve_attachments(v, attachments)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| resolve_attachments(v, attachments)),
+        _ => {}
     }
 }
 

@@ -12,8 +12,10 @@
 //! Scores of other scorers (model-graded, custom) are recorded judgments:
 //! shown, counted in the metrics, never recomputed.
 
+mod answer;
 mod archive;
 mod choice;
+mod eras;
 pub mod log;
 mod pyre;
 mod python_tables;
@@ -22,6 +24,7 @@ pub mod reduce;
 pub mod scorers;
 pub mod text;
 mod verify;
+pub mod version;
 
 pub use log::{Log, LogError};
 pub use record::*;

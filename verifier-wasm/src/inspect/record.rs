@@ -39,6 +39,21 @@ pub struct ImportedEval {
     pub created: String,
     /// How many epochs each sample ran (1 when the log does not say).
     pub epochs: u32,
+    /// The log format's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_version: Option<u32>,
+    /// The dataset's name, where the log gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
+    /// When the evaluation started, as the log writes the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// When the evaluation completed, as the log writes the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// The tokens the evaluation used, by model, as the log's statistics report them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub usage: BTreeMap<String, Usage>,
     /// The evaluation's error, when it stopped on one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -102,6 +117,12 @@ pub struct SampleRecord {
     /// The error the sample stopped on, if it stopped on one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How many earlier attempts at the sample failed and were retried.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+    /// What the dataset says of the sample, as it says it.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub metadata: serde_json::Map<String, Value>,
     /// When the sample started, as the log writes the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
@@ -112,6 +133,10 @@ pub struct SampleRecord {
     pub scores: BTreeMap<String, ScoreRecord>,
     /// The transcript.
     pub messages: Vec<Message>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One score of a sample × epoch, as the log records it.
@@ -233,6 +258,8 @@ fn sample(s: &Sample) -> SampleRecord {
             .and_then(|c| c.stop_reason.clone()),
         usage,
         error: s.error.as_ref().map(|e| e.message.clone()),
+        retries: u32::try_from(s.error_retries.len()).unwrap_or(u32::MAX),
+        metadata: s.metadata.clone(),
         started_at: s.started_at.clone(),
         completed_at: s.completed_at.clone(),
         scores: s
@@ -252,9 +279,10 @@ fn sample(s: &Sample) -> SampleRecord {
     }
 }
 
-/// The scorer behind each score key: the results name it; a key they do
-/// not name (a log that stopped before it had results) is the task's
-/// scorer of that name.
+/// The scorer behind each score key: the results name it (a line's name, or
+/// its scorer's for a scorer that gives a dictionary); a key they do not
+/// name (a log that stopped before it had results) is the task's scorer of
+/// that name.
 pub fn scorer_names(log: &Log) -> BTreeMap<String, String> {
     let mut names: BTreeMap<String, String> = log
         .eval
@@ -264,6 +292,11 @@ pub fn scorer_names(log: &Log) -> BTreeMap<String, String> {
         .collect();
     for s in log.results.iter().flat_map(|r| &r.scores) {
         names.insert(s.name.clone(), s.scorer.clone());
+        // A scorer that gives a dictionary has a line per entry, each named
+        // as its entry; its scores are keyed by the scorer.
+        names
+            .entry(s.scorer.clone())
+            .or_insert_with(|| s.scorer.clone());
     }
     names
 }
@@ -295,6 +328,15 @@ pub fn derive(log: &Log, source: Source) -> ImportedEval {
         status: log.status.clone(),
         created: log.eval.created.clone(),
         epochs: log.eval.config.epochs.unwrap_or(1),
+        log_version: Some(log.version),
+        dataset: log.eval.dataset.as_ref().and_then(|d| d.name.clone()),
+        started_at: log.stats.as_ref().and_then(|s| s.started_at.clone()),
+        completed_at: log.stats.as_ref().and_then(|s| s.completed_at.clone()),
+        usage: log
+            .stats
+            .as_ref()
+            .map(|s| s.model_usage.clone())
+            .unwrap_or_default(),
         error: log.error.as_ref().map(|e| e.message.clone()),
         scorers,
         samples: log.samples.iter().map(sample).collect(),

@@ -101,6 +101,47 @@ impl Reducer {
         })
     }
 
+    /// Reduces one sample's values over its epochs, in epoch order, where
+    /// they are lists or dictionaries too: a list index by index and a
+    /// dictionary key by key, as Inspect's `mean` and `median` reduce them.
+    /// `None` where the epochs' values differ in shape, or the reducer is
+    /// another, which the verifier does not reduce.
+    pub fn reduce_any(&self, values: &[Value]) -> Option<Value> {
+        let each = |pick: &dyn Fn(&Value) -> Option<Value>| -> Option<Value> {
+            let picked: Vec<Value> = values.iter().map(pick).collect::<Option<_>>()?;
+            Some(self.reduce(&picked))
+        };
+        let structured = matches!(self, Reducer::Mean | Reducer::Median);
+        match values.first() {
+            Some(Value::Array(first)) if structured => {
+                if values
+                    .iter()
+                    .any(|v| v.as_array().map(Vec::len) != Some(first.len()))
+                {
+                    return None;
+                }
+                (0..first.len())
+                    .map(|i| each(&|v: &Value| v.get(i).cloned()))
+                    .collect::<Option<Vec<_>>>()
+                    .map(Value::Array)
+            }
+            Some(Value::Object(first)) if structured => {
+                let keys: Vec<&String> = first.keys().collect();
+                if values.iter().any(|v| {
+                    v.as_object().map(|o| o.keys().collect::<Vec<_>>()) != Some(keys.clone())
+                }) {
+                    return None;
+                }
+                keys.iter()
+                    .map(|k| Some(((*k).clone(), each(&|v: &Value| v.get(k.as_str()).cloned())?)))
+                    .collect::<Option<serde_json::Map<_, _>>>()
+                    .map(Value::Object)
+            }
+            _ if values.iter().any(|v| v.is_array() || v.is_object()) => None,
+            _ => Some(self.reduce(values)),
+        }
+    }
+
     /// Reduces one sample's values over its epochs, in epoch order.
     pub fn reduce(&self, values: &[Value]) -> Value {
         let scored: Vec<&Value> = values.iter().filter(|v| to_float(v).is_some()).collect();

@@ -19,10 +19,22 @@ fn same_number(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= TOLERANCE * a.abs().max(b.abs()).max(1.0)
 }
 
+/// The same value, numbers compared as numbers (Inspect writes `0` where a
+/// reduction gives the integer), lists and dictionaries entry by entry.
 fn same_value(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => same_number(x, y),
-        _ => a == b,
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| same_value(p, q)))
+        }
+        _ => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => same_number(x, y),
+            _ => a == b,
+        },
     }
 }
 
@@ -100,6 +112,14 @@ fn completeness(subject: &str, log: &Log) -> Vec<Receipt> {
     // page and claims no complete set of samples.
     if log.status != "success" {
         return Vec::new();
+    }
+    if log.samples.is_empty() && log.eval.config.log_samples == Some(false) {
+        return vec![Receipt::unchecked(
+            subject,
+            claim,
+            recorded,
+            "the evaluation was told not to write its samples (log_samples off): nothing it reports can be recomputed",
+        )];
     }
     let Some(ids) = log
         .eval
@@ -199,6 +219,22 @@ fn outputs(subject: &str, log: &Log) -> Vec<Receipt> {
 /// scorer relabelled as a judge's, to escape recomputation, fails.
 fn scorers_named(subject: &str, log: &Log) -> Vec<Receipt> {
     use super::scorers::base_name;
+    if log.eval.scorers.is_empty() {
+        // Logs of older Inspect versions name the scorers only in their results.
+        return log
+            .results
+            .iter()
+            .flat_map(|r| &r.scores)
+            .map(|line| {
+                Receipt::unchecked(
+                    subject,
+                    format!("scorers[{}].scorer", line.name),
+                    &line.scorer,
+                    "the log's specification does not list the scorers the task ran",
+                )
+            })
+            .collect();
+    }
     let ran: Vec<&str> = log
         .eval
         .scorers
@@ -224,12 +260,7 @@ fn scorers_named(subject: &str, log: &Log) -> Vec<Receipt> {
 /// Each score of a deterministic scorer, recomputed from its sample.
 fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
     let names = scorer_names(log);
-    let options: BTreeMap<&str, &serde_json::Map<String, Value>> = log
-        .eval
-        .scorers
-        .iter()
-        .map(|s| (s.name.as_str(), &s.options))
-        .collect();
+    let options = log.scorer_options();
     let empty = serde_json::Map::new();
     let mut out = Vec::new();
     for s in &log.samples {
@@ -238,6 +269,7 @@ fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
             completion: s.completion(),
             targets: &targets,
             choices: s.choices.as_deref(),
+            inspect: log.inspect_version(),
         };
         for (key, score) in &s.scores {
             let Some(scorer) = names.get(key) else {
@@ -316,54 +348,60 @@ fn metrics(subject: &str, log: &Log) -> Vec<Receipt> {
         // Samples by id, epochs in order; errored samples never reach the metrics.
         let mut by_id: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for s in log.samples.iter().filter(|s| s.error.is_none()) {
-            if let Some(score) = s.scores.get(&line.name) {
-                by_id
-                    .entry(id_text(&s.id))
-                    .or_default()
-                    .push(score.value.clone());
+            if let Some(value) = line_value(s, line) {
+                by_id.entry(id_text(&s.id)).or_default().push(value);
             }
         }
-        let scored_at_all = log
-            .samples
+        let scored_at_all = log.samples.iter().any(|s| line_value(s, line).is_some());
+        let reduced: Option<BTreeMap<String, Value>> = by_id
             .iter()
-            .any(|s| s.scores.contains_key(&line.name));
-        let several = by_id
-            .values()
-            .flatten()
-            .any(|v| v.is_object() || v.is_array());
-        if several || !scored_at_all {
-            let why = if several {
-                format!("`{}` gives several values per sample (a dict or a list), which the verifier does not reduce", line.name)
-            } else {
-                format!("no sample holds a score named `{}`", line.name)
-            };
-            out.push(Receipt::unchecked(
-                subject,
-                format!("{at}.reduction"),
-                &reducer_name,
-                why.clone(),
-            ));
-            for (name, recorded) in &line.metrics {
+            .map(|(id, values)| Some((id.clone(), reducer.reduce_any(values)?)))
+            .collect();
+        let reduced = match reduced {
+            Some(reduced) if scored_at_all => reduced,
+            _ => {
+                let why = if scored_at_all {
+                    format!("`{}` gives values of several shapes, or lists or dictionaries the `{reducer_name}` reducer does not reduce here", line.name)
+                } else {
+                    format!("no sample holds a score named `{}`", line.name)
+                };
                 out.push(Receipt::unchecked(
                     subject,
-                    format!("{at}.{name}"),
-                    show(&recorded.value),
+                    format!("{at}.reduction"),
+                    &reducer_name,
                     why.clone(),
                 ));
+                for (name, recorded) in &line.metrics {
+                    out.push(Receipt::unchecked(
+                        subject,
+                        format!("{at}.{name}"),
+                        show(&recorded.value),
+                        why.clone(),
+                    ));
+                }
+                continue;
             }
-            continue;
-        }
-        let reduced: BTreeMap<String, Value> = by_id
-            .iter()
-            .map(|(id, values)| (id.clone(), reducer.reduce(values)))
-            .collect();
-        if let Some(recorded) = log.reductions.iter().flatten().find(|r| {
-            r.scorer == line.name && r.reducer.as_deref().unwrap_or("mean") == reducer_name
-        }) {
+        };
+        let reduction = |name: &str| {
+            log.reductions.iter().flatten().find(|r| {
+                r.scorer == name && r.reducer.as_deref().unwrap_or("mean") == reducer_name
+            })
+        };
+        // A line of its own scorer's, or one entry of a scorer's dict.
+        let recorded = reduction(&line.name)
+            .map(|r| (r, None))
+            .or_else(|| reduction(&line.scorer).map(|r| (r, Some(line.name.as_str()))));
+        if let Some((recorded, entry)) = recorded {
             let logged: BTreeMap<String, Value> = recorded
                 .samples
                 .iter()
-                .map(|r| (id_text(&r.sample_id), r.value.clone()))
+                .map(|r| {
+                    let value = match entry {
+                        Some(key) => r.value.get(key).cloned().unwrap_or(Value::Null),
+                        None => r.value.clone(),
+                    };
+                    (id_text(&r.sample_id), value)
+                })
                 .collect();
             let differs = logged
                 .keys()
@@ -419,6 +457,17 @@ fn metrics(subject: &str, log: &Log) -> Vec<Receipt> {
     out
 }
 
+/// The value `line` scores sample `s` with: the sample's score named as the
+/// line, or, for a scorer that gives a dictionary (one results line per
+/// entry, named as the entry), that entry of its score.
+fn line_value(s: &super::log::Sample, line: &super::log::EvalScore) -> Option<Value> {
+    if let Some(score) = s.scores.get(&line.name) {
+        return Some(score.value.clone());
+    }
+    let score = s.scores.get(&line.scorer)?;
+    score.value.as_object()?.get(&line.name).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -426,6 +475,7 @@ mod tests {
     use serde_json::Value;
 
     use super::verify;
+    use crate::inspect::reduce::Reducer;
     use crate::inspect::{derive, Log, Source};
     use crate::verify::{Receipt, Status};
 
@@ -620,16 +670,53 @@ mod tests {
     }
 
     #[test]
+    fn list_and_dictionary_scores_are_reduced_entry_by_entry() {
+        // A scorer giving a dictionary, reduced by `mean` key by key; as a
+        // number each reduced dictionary is 0, so its accuracy is 0.
+        let log = edited("tools.json", |v| {
+            v["eval"]["scorers"]
+                .as_array_mut()
+                .expect("scorers")
+                .push(serde_json::json!({"name": "multi", "options": {}}));
+            v["results"]["scores"].as_array_mut().expect("scores").push(serde_json::json!({
+                "name": "multi", "scorer": "multi", "metrics": {"accuracy": {"name": "accuracy", "value": 0.0}}
+            }));
+            for s in v["samples"].as_array_mut().expect("samples") {
+                s["scores"]["multi"] = serde_json::json!({"value": {"a": "C", "b": [1, 0.5]}});
+            }
+        });
+        let r = receipts_of(&log);
+        assert!(failing(&r).is_empty(), "{:?}", failing(&r));
+        assert!(r
+            .iter()
+            .any(|r| r.claim == "scorers[multi mean].accuracy" && r.status == Status::Pass));
+        let reducer = Reducer::Mean;
+        let values = [
+            serde_json::json!([1, "C", "I"]),
+            serde_json::json!([0, "I", "C"]),
+        ];
+        assert_eq!(
+            reducer.reduce_any(&values),
+            Some(serde_json::json!([0.5, 0.5, 0.5]))
+        );
+        assert_eq!(
+            reducer.reduce_any(&[serde_json::json!([1]), serde_json::json!([1, 2])]),
+            None
+        );
+    }
+
+    #[test]
     fn scores_the_verifier_cannot_reduce_are_left_unchecked_never_failed() {
-        // A custom scorer with a dict of values per sample, and a score key
-        // no scorer names: shown as could not be checked, with the reason.
+        // A custom scorer with a dict of values per sample reduced by `mode`,
+        // and a score key no scorer names: shown as could not be checked,
+        // with the reason.
         let forged = edited("tools.json", |v| {
             v["eval"]["scorers"]
                 .as_array_mut()
                 .expect("scorers")
                 .push(serde_json::json!({"name": "multi", "options": {}}));
             v["results"]["scores"].as_array_mut().expect("scores").push(serde_json::json!({
-                "name": "multi", "scorer": "multi", "metrics": {"accuracy": {"name": "accuracy", "value": 0.5}}
+                "name": "multi", "scorer": "multi", "reducer": "mode", "metrics": {"accuracy": {"name": "accuracy", "value": 0.5}}
             }));
             for s in v["samples"].as_array_mut().expect("samples") {
                 s["scores"]["multi"] = serde_json::json!({"value": {"a": 1, "b": 0}});
@@ -644,9 +731,9 @@ mod tests {
             .map(|r| format!("{}: {}", r.claim, r.recomputed))
             .collect();
         assert!(
-            unchecked.iter().any(
-                |u| u.starts_with("scorers[multi mean].accuracy: `multi` gives several values")
-            ),
+            unchecked.iter().any(|u| u.starts_with(
+                "scorers[multi mode].accuracy: `multi` gives values of several shapes"
+            )),
             "{unchecked:?}"
         );
         assert!(
@@ -718,16 +805,61 @@ mod tests {
     }
 
     #[test]
-    fn a_log_that_cannot_be_read_is_named_with_its_place() {
-        let e = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}, "samples": [{"id": 1, "epoch": 1, "input": "", "target": "", "messages": []}]}"#).expect_err("no messages");
-        assert_eq!(
-            e.to_string(),
-            "/samples/0/messages: the sample has no messages"
+    fn attachments_and_a_completion_an_older_version_did_not_store_are_derived() {
+        let log = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"},
+            "samples": [{"id": 1, "epoch": 1, "input": "attachment://in", "target": "x",
+              "messages": [{"role": "user", "content": [{"type": "text", "text": "attachment://in"}]},
+                           {"role": "assistant", "content": [{"type": "reasoning", "reasoning": "hm"}, {"type": "text", "text": "attachment://out"}, {"type": "text", "text": "two"}]}],
+              "output": {"choices": [{"message": {"role": "assistant", "content": [{"type": "text", "text": "attachment://out"}, {"type": "text", "text": "two"}]}}]},
+              "attachments": {"in": "the long input", "out": "one"}}]}"#).expect("read");
+        let record = derive(&log, source());
+        let s = &record.samples[0];
+        assert_eq!(s.input, "the long input");
+        assert_eq!(s.completion, "one\ntwo");
+        assert_eq!(s.messages[0].text, "the long input");
+        assert_eq!(s.messages[1].text, "one\ntwo");
+        assert_eq!(s.messages[1].reasoning.as_deref(), Some("hm"));
+        // A reference to an attachment the sample does not hold stays as written.
+        let log = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"},
+            "samples": [{"id": 1, "epoch": 1, "input": "attachment://gone", "target": "x", "attachments": {}}]}"#).expect("read");
+        assert_eq!(derive(&log, source()).samples[0].input, "attachment://gone");
+    }
+
+    #[test]
+    fn a_log_written_without_its_samples_claims_nothing_it_cannot_show() {
+        let log = br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c",
+            "config": {"log_samples": false}, "dataset": {"sample_ids": [1, 2]}},
+            "results": {"total_samples": 2, "completed_samples": 2, "scores": [{"name": "match", "scorer": "match", "metrics": {"accuracy": {"value": 1.0}}}]}}"#;
+        let r = receipts_of(log);
+        assert!(!r.iter().any(|r| r.status == Status::Fail), "{r:?}");
+        assert!(
+            r.iter()
+                .any(|r| r.claim == "samples" && r.status == Status::CouldNotCheck),
+            "{r:?}"
         );
-        let e = Log::from_json(br#"{"version": 3, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}}"#).expect_err("version");
+        // Without that flag, a log missing its samples fails.
+        let dropped =
+            String::from_utf8_lossy(log).replace(r#""log_samples": false"#, r#""epochs": 1"#);
+        let r = receipts_of(dropped.as_bytes());
+        assert!(
+            r.iter()
+                .any(|r| r.claim == "samples" && r.status == Status::Fail),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_read_is_named_with_its_place() {
+        // Inspect's reader requires a sample's target, and reads a sample
+        // without messages (an empty transcript); log format version 3 is read,
+        // a version Inspect has not written is not.
+        let e = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}, "samples": [{"id": 1, "epoch": 1, "input": "", "messages": []}]}"#).expect_err("no target");
+        assert!(e.to_string().contains("missing field `target`"), "{e}");
+        Log::from_json(br#"{"version": 3, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}, "samples": [{"id": 1, "epoch": 1, "input": "", "target": "", "messages": null, "scores": null}]}"#).expect("read");
+        let e = Log::from_json(br#"{"version": 4, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"}}"#).expect_err("version");
         assert!(
             e.to_string()
-                .starts_with("/version: Inspect AI log version 3"),
+                .starts_with("/version: Inspect AI log format version 4"),
             "{e}"
         );
         let e = Log::from_json(b"{\"version\": 2,\n \"status\": 5}").expect_err("type");
