@@ -37,11 +37,13 @@ const BUDGETS: &[Budget] = &[
     },
     // Pages whose Verify reaches an imported record or an RFC 3161 time
     // stamp, and the standalone verifier (the wire derivation grew it by
-    // 54 KB from 2,332,622 bytes).
+    // 54 KB from 2,332,622 bytes; reading OpenInference's and OpenLLMetry's
+    // spans and the GenAI conventions' message log records, by 38 KB, 15 KB
+    // gzipped, from 2,390,385 bytes).
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_full_bg.wasm",
-        raw: 2_395_000,
-        gzip: 905_000,
+        raw: 2_435_000,
+        gzip: 925_000,
     },
     // Every page, first: the manifest checks and SHA-256; the only module
     // a page without records to recompute loads.
