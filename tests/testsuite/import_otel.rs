@@ -179,6 +179,23 @@ fn a_bad_export_is_refused_naming_the_file_and_place_and_nothing_is_written() {
         stderr(&out)
     );
     assert!(!dir.path().join("experiments").exists(), "nothing written");
+
+    // A log record whose body is not an AnyValue.
+    let mut logs = read_json(&fixture(LOGS));
+    logs["resourceLogs"][0]["scopeLogs"][0]["logRecords"][2]["body"] =
+        serde_json::json!({"stringValue": 7});
+    let bad_logs = dir.path().join(LOGS);
+    fs::write(&bad_logs, serde_json::to_vec(&logs).expect("json")).expect("write");
+    let out = import(dir.path(), &[fixture(TRACES), bad_logs]);
+    assert_exit(&out, 2, "bad body");
+    assert!(
+        stderr(&out).contains(
+            "agent.logs.otlp.json: at /resourceLogs/0/scopeLogs/0/logRecords/2/body/stringValue: expected a string"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("experiments").exists(), "nothing written");
 }
 
 #[test]
@@ -199,6 +216,15 @@ fn imported_traces_are_published_shown_inert_and_verified_with_the_site() {
             }
         }
     }
+    // An attribute no convention knows, its key and value markup: kept
+    // in the record and shown, inert, beside its call.
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"][1]["attributes"]
+        .as_array_mut()
+        .expect("attributes")
+        .push(serde_json::json!({
+            "key": "acme.<b>note</b>",
+            "value": {"stringValue": "<img src=x onerror=alert(2)>"}
+        }));
     let export = dir.path().join(TRACES);
     fs::write(&export, serde_json::to_vec(&doc).expect("json")).expect("write");
     assert_exit(&import(dir.path(), &[export]), 0, "import");
@@ -215,6 +241,15 @@ fn imported_traces_are_published_shown_inert_and_verified_with_the_site() {
         page.contains("input tokens <span class=\"published\">213</span>"),
         "usage shown"
     );
+    for shown in [
+        "<code>gen_ai.request.temperature</code>",
+        "<code>gen_ai.agent.id</code>",
+        "<code>acme.&lt;b&gt;note&lt;/b&gt;</code>",
+        "&lt;img src=x onerror=alert(2)&gt;",
+    ] {
+        assert!(page.contains(shown), "attribute shown: {shown}");
+    }
+    assert!(!page.contains("<img src=x"), "never markup");
     let index = fs::read_to_string(site.join("index.html")).expect("index");
     assert!(
         index.contains("href=\"imports/agent/otel/agent.otlp.html\""),

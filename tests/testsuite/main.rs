@@ -19,6 +19,7 @@ mod forgery;
 mod harness_vetting;
 mod import;
 mod import_otel;
+mod import_otel_instrumentations;
 mod import_versions;
 mod integrity;
 mod page_check;

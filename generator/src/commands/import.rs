@@ -36,8 +36,9 @@ pub enum From {
         into: PathBuf,
     },
     /// OpenTelemetry exports in OTLP/JSON: trace exports (one record each,
-    /// one run per trace) and the log exports whose GenAI events carry
-    /// their messages.
+    /// one run per trace; spans of the GenAI semantic conventions,
+    /// OpenInference or OpenLLMetry) and the log exports whose GenAI
+    /// records carry their messages.
     Otel {
         /// The exports to import, traces and logs, in any order.
         #[arg(required = true)]

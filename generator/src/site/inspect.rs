@@ -224,6 +224,7 @@ pub struct MessageView {
     pub tool_calls: Vec<(String, String)>,
     pub tool_call_id: Option<String>,
     pub error: Option<String>,
+    pub other_parts: Vec<String>,
 }
 
 fn title(eval: &ImportedEval, name: &str) -> String {
@@ -250,6 +251,7 @@ fn message(m: &Message) -> MessageView {
             .collect(),
         tool_call_id: m.tool_call_id.clone(),
         error: m.error.clone(),
+        other_parts: m.other_parts.clone(),
     }
 }
 

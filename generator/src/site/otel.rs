@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use receipts_verifier::otel::{ImportedTraces, TraceRun};
+use receipts_verifier::otel::{Attribute, ImportedTraces, TraceRun};
 use receipts_verifier::verify::{Receipt, Status};
 
 use super::{label, mark, object_href, receipt_cell, worst, Cell, ReceiptView};
@@ -106,6 +106,8 @@ pub struct TraceRunView {
     pub calls: Vec<TraceCallView>,
     pub tools: Vec<TraceToolView>,
     pub transcript: Vec<TraceMessageView>,
+    /// The root's attributes the importer did not read: key, value as text.
+    pub attributes: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +123,8 @@ pub struct TraceCallView {
     pub error: Option<String>,
     /// Its output read back by the next call, and its events' agreement.
     pub checks: Vec<(String, Cell)>,
+    /// Its attributes the importer did not read: key, value as text.
+    pub attributes: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -133,6 +137,8 @@ pub struct TraceToolView {
     pub status: String,
     pub error: Option<String>,
     pub checks: Vec<(String, Cell)>,
+    /// Its attributes the importer did not read: key, value as text.
+    pub attributes: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -150,6 +156,15 @@ pub struct TracePartView {
     pub kind: String,
     pub label: Option<String>,
     pub text: String,
+}
+
+/// Attributes as the page lists them: each key with its value as text
+/// (a string as it is, anything else as JSON).
+fn attribute_rows(attributes: &[Attribute]) -> Vec<(String, String)> {
+    attributes
+        .iter()
+        .map(|a| (a.key.clone(), text_of(Some(&a.value))))
+        .collect()
 }
 
 fn text_of(v: Option<&Value>) -> String {
@@ -260,6 +275,9 @@ fn run_view(i: usize, run: &TraceRun, receipts: &[Receipt]) -> TraceRunView {
             if let Some(cached) = u.cache_read_input_tokens {
                 tokens.push_str(&format!(", {cached} cached"));
             }
+            if let Some(reasoning) = u.reasoning_output_tokens {
+                tokens.push_str(&format!(", {reasoning} reasoning"));
+            }
             TraceCallView {
                 span_id: c.span_id.clone(),
                 model,
@@ -285,6 +303,7 @@ fn run_view(i: usize, run: &TraceRun, receipts: &[Receipt]) -> TraceRunView {
                         ("events agree", format!("{at}.calls[{k}].events")),
                     ],
                 ),
+                attributes: attribute_rows(&c.attributes),
             }
         })
         .collect();
@@ -310,6 +329,7 @@ fn run_view(i: usize, run: &TraceRun, receipts: &[Receipt]) -> TraceRunView {
                     ("result read back", format!("{at}.tools[{t}].result")),
                 ],
             ),
+            attributes: attribute_rows(&tool.attributes),
         })
         .collect();
     TraceRunView {
@@ -320,6 +340,7 @@ fn run_view(i: usize, run: &TraceRun, receipts: &[Receipt]) -> TraceRunView {
         calls,
         tools,
         transcript: run.transcript.iter().map(message).collect(),
+        attributes: attribute_rows(&run.attributes),
     }
 }
 

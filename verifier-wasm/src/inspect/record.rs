@@ -173,6 +173,10 @@ pub struct Message {
     /// For a tool message whose tool failed: the error's message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The type of each part of the content that is neither text nor
+    /// reasoning (`image`, `audio`, `tool_use`, …), in order; not shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_parts: Vec<String>,
 }
 
 /// A call to a tool, as an assistant message makes it.
@@ -224,6 +228,17 @@ fn message(m: &Value) -> Message {
             .unwrap_or_default(),
         tool_call_id: text(&m["tool_call_id"]),
         error: m["error"]["message"].as_str().map(String::from),
+        other_parts: m["content"]
+            .as_array()
+            .map(|parts| {
+                parts
+                    .iter()
+                    .map(|p| p["type"].as_str().unwrap_or("unknown"))
+                    .filter(|t| !matches!(*t, "text" | "reasoning"))
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

@@ -808,7 +808,7 @@ mod tests {
     fn attachments_and_a_completion_an_older_version_did_not_store_are_derived() {
         let log = Log::from_json(br#"{"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "created": "c"},
             "samples": [{"id": 1, "epoch": 1, "input": "attachment://in", "target": "x",
-              "messages": [{"role": "user", "content": [{"type": "text", "text": "attachment://in"}]},
+              "messages": [{"role": "user", "content": [{"type": "text", "text": "attachment://in"}, {"type": "image", "image": "attachment://img"}]},
                            {"role": "assistant", "content": [{"type": "reasoning", "reasoning": "hm"}, {"type": "text", "text": "attachment://out"}, {"type": "text", "text": "two"}]}],
               "output": {"choices": [{"message": {"role": "assistant", "content": [{"type": "text", "text": "attachment://out"}, {"type": "text", "text": "two"}]}}]},
               "attachments": {"in": "the long input", "out": "one"}}]}"#).expect("read");
@@ -817,6 +817,7 @@ mod tests {
         assert_eq!(s.input, "the long input");
         assert_eq!(s.completion, "one\ntwo");
         assert_eq!(s.messages[0].text, "the long input");
+        assert_eq!(s.messages[0].other_parts, ["image"]);
         assert_eq!(s.messages[1].text, "one\ntwo");
         assert_eq!(s.messages[1].reasoning.as_deref(), Some("hm"));
         // A reference to an attachment the sample does not hold stays as written.

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::anyvalue::{any_value, attributes};
+
 /// Why an export was not read, with the place: the line (for a file of
 /// one request per line) and a JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,7 +25,7 @@ pub struct OtlpError {
     pub message: String,
 }
 
-fn error(at: impl Into<String>, message: impl Into<String>) -> OtlpError {
+pub(super) fn error(at: impl Into<String>, message: impl Into<String>) -> OtlpError {
     OtlpError {
         at: at.into(),
         message: message.into(),
@@ -66,24 +68,8 @@ pub struct Span {
     pub at: String,
 }
 
-impl Span {
-    /// An attribute as text, when it is a string.
-    pub fn text(&self, key: &str) -> Option<&str> {
-        self.attributes.get(key).and_then(Value::as_str)
-    }
-
-    /// An attribute as a count, when it is a non-negative integer.
-    pub fn count(&self, key: &str) -> Option<u64> {
-        self.attributes.get(key).and_then(Value::as_u64)
-    }
-
-    /// `gen_ai.operation.name`, or `""`.
-    pub fn operation(&self) -> &str {
-        self.text("gen_ai.operation.name").unwrap_or("")
-    }
-}
-
-/// One GenAI event (`gen_ai.…`) of a span, from a log record.
+/// One GenAI event (`gen_ai.…`) of a span, from a log record: an
+/// operation's details, or one message of its input or output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// The trace of the event's span: 32 lowercase hex digits, not all zero.
@@ -95,6 +81,9 @@ pub struct Event {
     /// The log record's attributes by key, their values as plain JSON (less
     /// `event.name` when that gave the name).
     pub attributes: Map<String, Value>,
+    /// The log record's body as plain JSON (a message's `content`, a
+    /// choice's `message`), `null` when it has none.
+    pub body: Value,
     /// Where the log record is in the export, as a JSON pointer.
     pub at: String,
 }
@@ -176,7 +165,12 @@ fn field<'v>(v: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
     v.get(camel).or_else(|| v.get(snake))
 }
 
-fn list<'v>(v: &'v Value, camel: &str, snake: &str, at: &str) -> Result<&'v [Value], OtlpError> {
+pub(super) fn list<'v>(
+    v: &'v Value,
+    camel: &str,
+    snake: &str,
+    at: &str,
+) -> Result<&'v [Value], OtlpError> {
     match field(v, camel, snake) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
@@ -325,6 +319,7 @@ fn read_event(v: &Value, at: &str) -> Result<Option<Event>, OtlpError> {
         span_id,
         name,
         attributes,
+        body: any_value(v.get("body").unwrap_or(&Value::Null), &format!("{at}/body"))?,
         at: at.to_string(),
     }))
 }
@@ -360,93 +355,6 @@ fn nanos(v: &Value, camel: &str, snake: &str, at: &str) -> Result<u64, OtlpError
             .ok_or_else(|| error(place, "expected a count of nanoseconds")),
         _ => Err(error(place, "expected a count of nanoseconds")),
     }
-}
-
-/// The `attributes` list of `v` as a JSON object, key by key.
-fn attributes(v: &Value, at: &str) -> Result<Map<String, Value>, OtlpError> {
-    let mut out = Map::new();
-    for (i, kv) in list(v, "attributes", "attributes", at)?.iter().enumerate() {
-        let at = format!("{at}/attributes/{i}");
-        let Some(key) = kv.get("key").and_then(Value::as_str) else {
-            return Err(error(format!("{at}/key"), "an attribute needs its key"));
-        };
-        out.insert(
-            key.to_string(),
-            any_value(
-                kv.get("value").unwrap_or(&Value::Null),
-                &format!("{at}/value"),
-            )?,
-        );
-    }
-    Ok(out)
-}
-
-/// An `AnyValue` as plain JSON: a string, an integer (written as a
-/// string or a number), a double, a boolean, an array, a key-value list
-/// (an object) or bytes (their base64 text); an empty value is `null`.
-pub fn any_value(v: &Value, at: &str) -> Result<Value, OtlpError> {
-    let Some(obj) = v.as_object() else {
-        return match v {
-            Value::Null => Ok(Value::Null),
-            _ => Err(error(at, "expected an AnyValue object")),
-        };
-    };
-    let Some((kind, inner)) = obj.iter().next() else {
-        return Ok(Value::Null);
-    };
-    if obj.len() > 1 {
-        return Err(error(at, "an AnyValue holds one value"));
-    }
-    let bad = |what: &str| error(format!("{at}/{kind}"), format!("expected {what}"));
-    Ok(match kind.as_str() {
-        "stringValue" | "string_value" | "bytesValue" | "bytes_value" => {
-            Value::String(inner.as_str().ok_or_else(|| bad("a string"))?.to_string())
-        }
-        "boolValue" | "bool_value" => Value::Bool(inner.as_bool().ok_or_else(|| bad("a boolean"))?),
-        "intValue" | "int_value" => match inner {
-            Value::String(s) => Value::from(s.parse::<i64>().map_err(|_| bad("an integer"))?),
-            Value::Number(n) if n.is_i64() || n.is_u64() => inner.clone(),
-            _ => return Err(bad("an integer")),
-        },
-        "doubleValue" | "double_value" => match inner {
-            Value::Number(_) => inner.clone(),
-            // NaN and the infinities, which JSON numbers cannot hold.
-            Value::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
-                inner.clone()
-            }
-            _ => return Err(bad("a number")),
-        },
-        "arrayValue" | "array_value" => {
-            let values = inner.get("values").unwrap_or(&Value::Null);
-            let items: &[Value] = match values {
-                Value::Null => &[],
-                Value::Array(items) => items,
-                _ => return Err(bad("an array of values")),
-            };
-            Value::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| any_value(item, &format!("{at}/{kind}/values/{i}")))
-                    .collect::<Result<_, _>>()?,
-            )
-        }
-        "kvlistValue" | "kvlist_value" => {
-            Value::Object(attributes_of_kvlist(inner, &format!("{at}/{kind}"))?)
-        }
-        other => return Err(error(at, format!("`{other}` is not a kind of AnyValue"))),
-    })
-}
-
-fn attributes_of_kvlist(v: &Value, at: &str) -> Result<Map<String, Value>, OtlpError> {
-    let renamed =
-        serde_json::json!({ "attributes": v.get("values").cloned().unwrap_or(Value::Null) });
-    attributes(&renamed, at).map_err(|e| OtlpError {
-        at: e
-            .at
-            .replace(&format!("{at}/attributes"), &format!("{at}/values")),
-        message: e.message,
-    })
 }
 
 /// The spans of an export by trace, each trace's spans by start time then

@@ -1,13 +1,14 @@
 //! The record an OpenTelemetry trace export is imported as, and its
-//! derivation: the same export (and log export) gives the same record,
-//! byte for byte. One trace is one run.
-
-use std::collections::BTreeMap;
+//! derivation from the importer's own account of each span
+//! ([`super::neutral`]): the same export (and log export) gives the same
+//! record, byte for byte. One trace is one run.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::otlp::{traces, Event, Export, Span};
+use super::attrs::Attribute;
+use super::neutral::{events_by_span, runs, Counts, Kind, Step, Trace};
+use super::otlp::Export;
 use crate::imported::Source;
 use crate::model::{FinishReason, FormatVersion};
 
@@ -19,11 +20,9 @@ pub fn otel_record_path(dir: &str, name: &str) -> String {
     format!("{dir}/{OTEL_DIR}/{name}.json")
 }
 
-/// The operations that are a call to a model.
-pub const MODEL_CALLS: [&str; 3] = ["chat", "text_completion", "generate_content"];
-
 /// `experiments/<dir>/otel/<name>.json`: agent runs imported from an
-/// OpenTelemetry trace export (GenAI semantic conventions), one per trace.
+/// OpenTelemetry trace export (the GenAI semantic conventions,
+/// OpenInference or OpenLLMetry), one per trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -41,9 +40,9 @@ pub struct ImportedTraces {
     /// The resource's `service.name`, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
-    /// Traces of the export with no GenAI span, not imported.
+    /// Traces of the export with no span any convention names, not imported.
     pub other_traces: u32,
-    /// One run per trace holding a GenAI span, by start time.
+    /// One run per trace holding a span a convention names, by start time.
     pub runs: Vec<TraceRun>,
 }
 
@@ -68,12 +67,16 @@ pub struct TraceRun {
     pub name: String,
     /// The root span's id, 16 lowercase hex digits.
     pub span_id: String,
-    /// The root's `gen_ai.operation.name`, or `""`.
+    /// The root's operation as its convention names it
+    /// (`gen_ai.operation.name`, `openinference.span.kind`,
+    /// `traceloop.span.kind`), or `""`.
     pub operation: String,
-    /// The root's `gen_ai.agent.name`, when it names one.
+    /// The agent's name (`gen_ai.agent.name`, `agent.name`, OpenLLMetry's
+    /// `traceloop.entity.name` of an agent), when the root names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// The root's `gen_ai.conversation.id`, when it names one.
+    /// The conversation (`gen_ai.conversation.id`, `session.id`), when
+    /// the root names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
     /// When the root span started, an RFC 3339 time in UTC.
@@ -89,14 +92,18 @@ pub struct TraceRun {
     pub error: Option<String>,
     /// The run's usage as its root span reports it.
     pub usage: Usage,
+    /// The root's attributes the importer did not read, by key (when the
+    /// root is neither a model call nor a tool execution).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Attribute>,
     /// Spans of the trace that are neither model calls nor tool executions.
     pub other_spans: u32,
     /// Every model call, by start time.
     pub calls: Vec<Call>,
     /// Every tool execution, by start time.
     pub tools: Vec<ToolExecution>,
-    /// The last model call's input messages then its output, as the
-    /// GenAI conventions write them (`role`, `parts`).
+    /// The last model call's input messages then its output, in the GenAI
+    /// conventions' form (`role`, `parts`) whatever form the export used.
     pub transcript: Vec<Value>,
 }
 
@@ -106,85 +113,91 @@ pub struct TraceRun {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
-    /// Tokens of input (`gen_ai.usage.input_tokens`).
+    /// Tokens of input (`gen_ai.usage.input_tokens`,
+    /// `llm.token_count.prompt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    /// Tokens of output (`gen_ai.usage.output_tokens`).
+    /// Tokens of output (`gen_ai.usage.output_tokens`,
+    /// `llm.token_count.completion`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
     /// Input tokens read from the provider's cache
-    /// (`gen_ai.usage.cache_read.input_tokens`).
+    /// (`gen_ai.usage.cache_read.input_tokens`,
+    /// `llm.token_count.prompt_details.cache_read`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read_input_tokens: Option<u64>,
     /// Input tokens written to the provider's cache
-    /// (`gen_ai.usage.cache_creation.input_tokens`).
+    /// (`gen_ai.usage.cache_creation.input_tokens`,
+    /// `llm.token_count.prompt_details.cache_write`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_creation_input_tokens: Option<u64>,
+    /// Output tokens spent on reasoning
+    /// (`gen_ai.usage.reasoning.output_tokens`,
+    /// `llm.token_count.completion_details.reasoning`,
+    /// `gen_ai.usage.reasoning_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_output_tokens: Option<u64>,
 }
 
-/// The usage attributes, by field of [`Usage`].
-pub const USAGE_KEYS: [(&str, &str); 4] = [
-    ("input_tokens", "gen_ai.usage.input_tokens"),
-    ("output_tokens", "gen_ai.usage.output_tokens"),
-    (
-        "cache_read_input_tokens",
-        "gen_ai.usage.cache_read.input_tokens",
-    ),
-    (
-        "cache_creation_input_tokens",
-        "gen_ai.usage.cache_creation.input_tokens",
-    ),
-];
-
-impl Usage {
-    /// The counts `span` reports in its usage attributes ([`USAGE_KEYS`]).
-    pub fn of(span: &Span) -> Usage {
-        let c = |k| span.count(k);
+impl From<Counts> for Usage {
+    fn from(c: Counts) -> Usage {
         Usage {
-            input_tokens: c(USAGE_KEYS[0].1),
-            output_tokens: c(USAGE_KEYS[1].1),
-            cache_read_input_tokens: c(USAGE_KEYS[2].1),
-            cache_creation_input_tokens: c(USAGE_KEYS[3].1),
+            input_tokens: c.input,
+            output_tokens: c.output,
+            cache_read_input_tokens: c.cache_read,
+            cache_creation_input_tokens: c.cache_creation,
+            reasoning_output_tokens: c.reasoning,
         }
     }
+}
 
-    /// The counts by field name, in [`USAGE_KEYS`] order.
-    pub fn fields(&self) -> [(&'static str, Option<u64>); 4] {
+impl Usage {
+    /// The counts by field name.
+    pub fn fields(&self) -> [(&'static str, Option<u64>); 5] {
         [
-            (USAGE_KEYS[0].0, self.input_tokens),
-            (USAGE_KEYS[1].0, self.output_tokens),
-            (USAGE_KEYS[2].0, self.cache_read_input_tokens),
-            (USAGE_KEYS[3].0, self.cache_creation_input_tokens),
+            ("input_tokens", self.input_tokens),
+            ("output_tokens", self.output_tokens),
+            ("cache_read_input_tokens", self.cache_read_input_tokens),
+            (
+                "cache_creation_input_tokens",
+                self.cache_creation_input_tokens,
+            ),
+            ("reasoning_output_tokens", self.reasoning_output_tokens),
         ]
     }
 }
 
-/// One model call (`chat`, `text_completion`, `generate_content`).
+/// One model call (`chat`, `text_completion`, `generate_content`, an
+/// OpenInference `LLM` span, an OpenLLMetry request).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Call {
     /// The call span's id, 16 lowercase hex digits.
     pub span_id: String,
-    /// The call's `gen_ai.operation.name`: `chat`, `text_completion` or
-    /// `generate_content`.
+    /// The operation as the call's convention names it: `chat`,
+    /// `text_completion`, `generate_content` (`gen_ai.operation.name`,
+    /// OpenLLMetry's `llm.request.type`) or `LLM` (OpenInference).
     pub operation: String,
-    /// The provider, from `gen_ai.provider.name`, else `gen_ai.system`.
+    /// The provider: `gen_ai.provider.name`, else `gen_ai.system`
+    /// (OpenInference: `llm.provider`, else `llm.system`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     /// `server.address:server.port`, when the span names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
-    /// The model the call asked for (`gen_ai.request.model`).
+    /// The model the call asked for (`gen_ai.request.model`; OpenInference:
+    /// `model` of `llm.invocation_parameters`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_model: Option<String>,
-    /// The model that answered (`gen_ai.response.model`).
+    /// The model that answered (`gen_ai.response.model`, `llm.model_name`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_model: Option<String>,
-    /// The provider's id of the response (`gen_ai.response.id`).
+    /// The provider's id of the response (`gen_ai.response.id`;
+    /// OpenInference: `id` of the response JSON in `output.value`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
-    /// As the provider sent them, one per choice.
+    /// As the span writes them, one per choice.
     pub finish_reasons: Vec<FinishReason>,
     /// The output budget the call asked for (`gen_ai.request.max_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,27 +216,35 @@ pub struct Call {
     /// The span's status message or `error.type`, when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The messages the call returned.
+    /// The messages the call returned, in the GenAI conventions' form.
     pub output: Vec<Value>,
+    /// The span's attributes the importer did not read, by key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Attribute>,
 }
 
-/// One tool execution (`execute_tool`).
+/// One tool execution (`execute_tool`, an OpenInference `TOOL` span, an
+/// OpenLLMetry `tool` span).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolExecution {
     /// The tool span's id, 16 lowercase hex digits.
     pub span_id: String,
-    /// The tool's name: `gen_ai.tool.name`, else the span's name.
+    /// The tool's name (`gen_ai.tool.name`, `tool.name`,
+    /// `traceloop.entity.name`), else the span's name.
     pub name: String,
-    /// The id of the tool call it executes (`gen_ai.tool.call.id`).
+    /// The id of the tool call it executes (`gen_ai.tool.call.id`,
+    /// `tool.id`), when the span records one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
-    /// The arguments it was called with (`gen_ai.tool.call.arguments`): a
-    /// string as it is, any other value as JSON.
+    /// The arguments it was called with (`gen_ai.tool.call.arguments`,
+    /// `input.value`, the keyword arguments of `traceloop.entity.input`):
+    /// a string as it is, any other value as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
-    /// What the tool returned (`gen_ai.tool.call.result`), as text likewise.
+    /// What the tool returned (`gen_ai.tool.call.result`, `output.value`,
+    /// `traceloop.entity.output`), as text likewise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// When the execution started, an RFC 3339 time in UTC.
@@ -235,6 +256,9 @@ pub struct ToolExecution {
     /// The span's status message or `error.type`, when the execution failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The span's attributes the importer did not read, by key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Attribute>,
 }
 
 /// An RFC 3339 time in UTC from nanoseconds since 1970, its fraction
@@ -255,73 +279,6 @@ fn millis_between(start: u64, end: u64) -> f64 {
     end.saturating_sub(start) as f64 / 1e6
 }
 
-/// A span's failure, in its own words: the status message, else `error.type`.
-fn failure(span: &Span) -> Option<String> {
-    if span.status != "error" && span.text("error.type").is_none() {
-        return None;
-    }
-    let message = span.status_message.trim();
-    Some(if message.is_empty() {
-        span.text("error.type").unwrap_or("error").to_string()
-    } else {
-        message.to_string()
-    })
-}
-
-/// A messages attribute (`gen_ai.input.messages`, `gen_ai.output.messages`):
-/// a JSON string on spans, structured on events. `None` when absent;
-/// text that is not a JSON array is kept as one text message.
-pub fn messages(value: Option<&Value>) -> Option<Vec<Value>> {
-    match value? {
-        Value::Array(items) => Some(items.clone()),
-        Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Array(items)) => Some(items),
-            _ => Some(vec![serde_json::json!({
-                "role": "unknown",
-                "parts": [{ "type": "text", "content": text }],
-            })]),
-        },
-        _ => None,
-    }
-}
-
-/// The events of `events` by (trace, span), for spans of model calls.
-pub fn events_by_span(events: &[&Export]) -> BTreeMap<(String, String), Vec<Event>> {
-    let mut out: BTreeMap<(String, String), Vec<Event>> = BTreeMap::new();
-    for export in events {
-        for event in &export.events {
-            out.entry((event.trace_id.clone(), event.span_id.clone()))
-                .or_default()
-                .push(event.clone());
-        }
-    }
-    out
-}
-
-/// A call span's messages attribute, from the span or else from one of
-/// its events.
-pub fn call_messages(
-    span: &Span,
-    key: &str,
-    events: &BTreeMap<(String, String), Vec<Event>>,
-) -> Option<Vec<Value>> {
-    messages(span.attributes.get(key)).or_else(|| {
-        events
-            .get(&(span.trace_id.clone(), span.span_id.clone()))?
-            .iter()
-            .find_map(|e| messages(e.attributes.get(key)))
-    })
-}
-
-/// The root of a trace: the earliest span whose parent is not in it.
-pub fn root<'s>(spans: &[&'s Span]) -> &'s Span {
-    let ids: std::collections::BTreeSet<&str> = spans.iter().map(|s| s.span_id.as_str()).collect();
-    spans
-        .iter()
-        .find(|s| !ids.contains(s.parent_span_id.as_str()))
-        .unwrap_or(&spans[0])
-}
-
 /// Derives the record of `export` (kept as `source`), with the events of
 /// the log exports `events` (kept as `event_sources`).
 pub fn derive(
@@ -330,16 +287,7 @@ pub fn derive(
     events: &[&Export],
     event_sources: Vec<Source>,
 ) -> ImportedTraces {
-    let by_span = events_by_span(events);
-    let mut runs = Vec::new();
-    let mut other_traces = 0;
-    for spans in traces(&export.spans) {
-        if !spans.iter().any(|s| !s.operation().is_empty()) {
-            other_traces += 1;
-            continue;
-        }
-        runs.push(run(&spans, &by_span));
-    }
+    let (traces, other_traces) = runs(export, &events_by_span(events));
     ImportedTraces {
         format_version: FormatVersion,
         kind: ImportedTracesKind::OtelTraces,
@@ -352,113 +300,95 @@ pub fn derive(
             .and_then(Value::as_str)
             .map(str::to_string),
         other_traces,
-        runs,
+        runs: traces.iter().map(run).collect(),
     }
 }
 
-fn run(spans: &[&Span], events: &BTreeMap<(String, String), Vec<Event>>) -> TraceRun {
-    let root = root(spans);
-    let calls: Vec<Call> = spans
-        .iter()
-        .filter(|s| MODEL_CALLS.contains(&s.operation()))
-        .map(|s| call(s, events))
-        .collect();
-    let tools: Vec<ToolExecution> = spans
-        .iter()
-        .filter(|s| s.operation() == "execute_tool")
-        .map(|s| tool(s))
-        .collect();
-    let transcript = spans
-        .iter()
-        .rfind(|s| MODEL_CALLS.contains(&s.operation()))
+fn run(trace: &Trace<'_>) -> TraceRun {
+    let root = trace.root();
+    let (span, f) = (root.span, &root.facts);
+    let calls: Vec<Call> = trace.of(Kind::Call).map(call).collect();
+    let tools: Vec<ToolExecution> = trace.of(Kind::Tool).map(tool).collect();
+    let transcript = trace
+        .of(Kind::Call)
+        .last()
         .map(|last| {
-            let mut all = call_messages(last, "gen_ai.input.messages", events).unwrap_or_default();
-            all.extend(call_messages(last, "gen_ai.output.messages", events).unwrap_or_default());
+            let mut all = last.facts.input.clone().unwrap_or_default();
+            all.extend(last.facts.output.clone().unwrap_or_default());
             all
         })
         .unwrap_or_default();
-    let text = |k: &str| root.text(k).map(str::to_string);
-    let root_is_own =
-        !(MODEL_CALLS.contains(&root.operation()) || root.operation() == "execute_tool");
+    let root_is_own = !(root.is(Kind::Call) || root.is(Kind::Tool));
     TraceRun {
-        trace_id: root.trace_id.clone(),
-        name: root.name.clone(),
-        span_id: root.span_id.clone(),
-        operation: root.operation().to_string(),
-        agent: text("gen_ai.agent.name"),
-        conversation: text("gen_ai.conversation.id"),
-        started: time_of(root.start_ns),
-        ended: time_of(root.end_ns),
-        duration_ms: millis_between(root.start_ns, root.end_ns),
-        status: root.status.clone(),
-        error: failure(root),
-        usage: Usage::of(root),
-        other_spans: (spans.len() - calls.len() - tools.len() - usize::from(root_is_own)) as u32,
+        trace_id: span.trace_id.clone(),
+        name: span.name.clone(),
+        span_id: span.span_id.clone(),
+        operation: f.operation.clone().unwrap_or_default(),
+        agent: f.agent.clone(),
+        conversation: f.conversation.clone(),
+        started: time_of(span.start_ns),
+        ended: time_of(span.end_ns),
+        duration_ms: millis_between(span.start_ns, span.end_ns),
+        status: span.status.clone(),
+        error: f.error.clone(),
+        usage: f.usage.into(),
+        attributes: if root_is_own {
+            root.unread.clone()
+        } else {
+            Vec::new()
+        },
+        other_spans: (trace.steps.len() - calls.len() - tools.len() - usize::from(root_is_own))
+            as u32,
         calls,
         tools,
         transcript,
     }
 }
 
-fn call(span: &Span, events: &BTreeMap<(String, String), Vec<Event>>) -> Call {
-    let text = |k: &str| span.text(k).map(str::to_string);
-    let finish_reasons: Vec<FinishReason> =
-        match span.attributes.get("gen_ai.response.finish_reasons") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(Value::as_str)
-                .filter_map(|s| FinishReason::try_from(s.to_string()).ok())
-                .collect(),
-            Some(Value::String(s)) => FinishReason::try_from(s.clone()).into_iter().collect(),
-            _ => Vec::new(),
-        };
-    let usage = Usage::of(span);
-    let max_tokens = span.count("gen_ai.request.max_tokens");
+fn call(step: &Step<'_>) -> Call {
+    let (span, f) = (step.span, &step.facts);
+    let finish_reasons: Vec<FinishReason> = f
+        .finish_reasons
+        .iter()
+        .flatten()
+        .filter_map(|s| FinishReason::try_from(s.clone()).ok())
+        .collect();
+    let usage: Usage = f.usage.into();
     let truncated = finish_reasons.iter().any(FinishReason::is_truncation)
-        || matches!((usage.output_tokens, max_tokens), (Some(out), Some(max)) if max > 0 && out >= max);
+        || matches!((usage.output_tokens, f.max_tokens), (Some(out), Some(max)) if max > 0 && out >= max);
     Call {
         span_id: span.span_id.clone(),
-        operation: span.operation().to_string(),
-        provider: text("gen_ai.provider.name").or_else(|| text("gen_ai.system")),
-        server: text("server.address").map(|host| match span.attributes.get("server.port") {
-            Some(port) if port.is_u64() => format!("{host}:{port}"),
-            _ => host,
-        }),
-        request_model: text("gen_ai.request.model"),
-        response_model: text("gen_ai.response.model"),
-        response_id: text("gen_ai.response.id"),
+        operation: f.operation.clone().unwrap_or_default(),
+        provider: f.provider.clone(),
+        server: f.server.clone(),
+        request_model: f.request_model.clone(),
+        response_model: f.response_model.clone(),
+        response_id: f.response_id.clone(),
         finish_reasons,
-        max_tokens,
+        max_tokens: f.max_tokens,
         truncated,
         usage,
         started: time_of(span.start_ns),
         duration_ms: millis_between(span.start_ns, span.end_ns),
         status: span.status.clone(),
-        error: failure(span),
-        output: call_messages(span, "gen_ai.output.messages", events).unwrap_or_default(),
+        error: f.error.clone(),
+        output: f.output.clone().unwrap_or_default(),
+        attributes: step.unread.clone(),
     }
 }
 
-fn tool(span: &Span) -> ToolExecution {
-    let text = |k: &str| span.text(k).map(str::to_string);
+fn tool(step: &Step<'_>) -> ToolExecution {
+    let (span, f) = (step.span, &step.facts);
     ToolExecution {
         span_id: span.span_id.clone(),
-        name: text("gen_ai.tool.name").unwrap_or_else(|| span.name.clone()),
-        call_id: text("gen_ai.tool.call.id"),
-        arguments: attribute_text(span, "gen_ai.tool.call.arguments"),
-        result: attribute_text(span, "gen_ai.tool.call.result"),
+        name: f.tool_name.clone().unwrap_or_else(|| span.name.clone()),
+        call_id: f.call_id.clone(),
+        arguments: f.arguments.clone(),
+        result: f.result.clone(),
         started: time_of(span.start_ns),
         duration_ms: millis_between(span.start_ns, span.end_ns),
         status: span.status.clone(),
-        error: failure(span),
-    }
-}
-
-/// An attribute as text: a string as it is, anything else as JSON.
-fn attribute_text(span: &Span, key: &str) -> Option<String> {
-    match span.attributes.get(key)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Null => None,
-        other => Some(other.to_string()),
+        error: f.error.clone(),
+        attributes: step.unread.clone(),
     }
 }

@@ -12,7 +12,7 @@ use crate::verify::{Receipt, Status};
 const TRACES: &[u8] = include_bytes!("../../../tests/fixtures/otel/agent.otlp.json");
 const LOGS: &[u8] = include_bytes!("../../../tests/fixtures/otel/agent.logs.otlp.json");
 
-fn source(file: &str, bytes: &[u8]) -> Source {
+pub(super) fn source(file: &str, bytes: &[u8]) -> Source {
     Source {
         tool: "opentelemetry".into(),
         version: "1.45.2".into(),
@@ -24,7 +24,7 @@ fn source(file: &str, bytes: &[u8]) -> Source {
 
 /// The record of `traces` (with `logs`, when given) and its receipts,
 /// as an importer would write it and a reader verify it.
-fn import(traces: &[u8], logs: Option<&[u8]>) -> (ImportedTraces, Vec<Receipt>) {
+pub(super) fn import(traces: &[u8], logs: Option<&[u8]>) -> (ImportedTraces, Vec<Receipt>) {
     let export = read(traces).expect("the traces read");
     let events: Vec<Export> = logs
         .iter()
@@ -40,7 +40,7 @@ fn import(traces: &[u8], logs: Option<&[u8]>) -> (ImportedTraces, Vec<Receipt>) 
     (record, receipts)
 }
 
-fn failing(receipts: &[Receipt]) -> Vec<String> {
+pub(super) fn failing(receipts: &[Receipt]) -> Vec<String> {
     receipts
         .iter()
         .filter(|r| r.status == Status::Fail)
@@ -48,37 +48,51 @@ fn failing(receipts: &[Receipt]) -> Vec<String> {
         .collect()
 }
 
-fn json(bytes: &[u8]) -> Value {
+pub(super) fn json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap()
 }
 
-fn bytes(v: &Value) -> Vec<u8> {
+pub(super) fn bytes(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
 }
 
-/// Every span of a trace export, mutable, in file order.
-fn spans(doc: &mut Value) -> Vec<&mut Value> {
-    doc["resourceSpans"]
+/// Every item of an export, mutable, in file order: `[resource, scope,
+/// item]` names the three lists (`resourceSpans`, `scopeSpans`, `spans`).
+pub(super) fn items<'d>(
+    doc: &'d mut Value,
+    [resource, scope, item]: [&str; 3],
+) -> Vec<&'d mut Value> {
+    doc[resource]
         .as_array_mut()
         .unwrap()
         .iter_mut()
-        .flat_map(|r| r["scopeSpans"].as_array_mut().unwrap().iter_mut())
-        .flat_map(|s| s["spans"].as_array_mut().unwrap().iter_mut())
+        .flat_map(|r| r[scope].as_array_mut().unwrap().iter_mut())
+        .flat_map(|s| s[item].as_array_mut().unwrap().iter_mut())
         .collect()
 }
 
-fn attribute<'v>(span: &'v mut Value, key: &str) -> &'v mut Value {
-    span["attributes"]
-        .as_array_mut()
+/// Every span of a trace export, mutable, in file order.
+pub(super) fn spans(doc: &mut Value) -> Vec<&mut Value> {
+    items(doc, ["resourceSpans", "scopeSpans", "spans"])
+}
+
+/// The value of entry `key` of a list of `{key, value}` (attributes, a
+/// key-value list's values).
+pub(super) fn keyed<'v>(list: &'v mut Value, key: &str) -> &'v mut Value {
+    list.as_array_mut()
         .unwrap()
         .iter_mut()
         .find(|a| a["key"] == key)
-        .unwrap_or_else(|| panic!("no attribute {key}"))
+        .unwrap_or_else(|| panic!("no entry {key}"))
         .get_mut("value")
         .unwrap()
 }
 
-fn span_named<'v>(doc: &'v mut Value, name: &str, nth: usize) -> &'v mut Value {
+pub(super) fn attribute<'v>(span: &'v mut Value, key: &str) -> &'v mut Value {
+    keyed(&mut span["attributes"], key)
+}
+
+pub(super) fn span_named<'v>(doc: &'v mut Value, name: &str, nth: usize) -> &'v mut Value {
     spans(doc)
         .into_iter()
         .filter(|s| s["name"] == name)
