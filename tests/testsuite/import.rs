@@ -317,3 +317,60 @@ fn an_import_and_an_experiment_never_share_a_directory() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_log_still_being_written_and_one_without_its_samples_import_as_inspect_reads_them() {
+    // tests/fixtures/inspect/make_partial_logs.py: an `.eval` archive as
+    // Inspect leaves it mid-run (no header.json), and a real evaluation run
+    // with `log_samples=False` (a header alone).
+    let expected = read_json(&fixture("partial-expected.json"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = import(
+        dir.path(),
+        &[fixture("started.eval"), fixture("headeronly.eval")],
+    );
+    assert_exit(&out, 0, "partial logs");
+    let text = stdout(&out);
+    assert_eq!(text.matches(" 0 fail, ").count(), 2, "{text}");
+    for name in ["started", "headeronly"] {
+        let record = read_json(
+            &dir.path()
+                .join(format!("experiments/evals/inspect/{name}.json")),
+        );
+        let want = &expected[format!("{name}.eval")];
+        assert_eq!(record["status"], want["status"], "{name}");
+        let held: Vec<Value> = record["samples"]
+            .as_array()
+            .expect("samples")
+            .iter()
+            .map(|s| serde_json::json!([s["id"], s["epoch"]]))
+            .collect();
+        let mut held = held;
+        held.sort_by_key(std::string::ToString::to_string);
+        let mut reported = want["samples"].as_array().cloned().unwrap_or_default();
+        reported.sort_by_key(std::string::ToString::to_string);
+        assert_eq!(held, reported, "{name}");
+        let metrics = &record["scorers"];
+        match want["results"].as_object() {
+            None => assert_eq!(metrics, &serde_json::json!([]), "{name}"),
+            Some(results) => {
+                for (scorer, values) in results {
+                    let line = metrics
+                        .as_array()
+                        .expect("scorers")
+                        .iter()
+                        .find(|l| &l["name"] == scorer)
+                        .expect("line");
+                    assert_eq!(&line["metrics"], values, "{name} {scorer}");
+                }
+            }
+        }
+    }
+    // A header alone claims nothing it cannot show: its samples are a
+    // receipt that could not be checked, not a failure.
+    let line = text
+        .lines()
+        .find(|l| l.contains("headeronly.json: 0 samples × epochs"))
+        .expect("the header-only log's tally");
+    assert!(!line.ends_with(" 0 could not be checked"), "{line}");
+}

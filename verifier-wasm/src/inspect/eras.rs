@@ -1,10 +1,10 @@
 //! How Inspect AI's built-in scorers read a sample in the version that gave
-//! its score. The verifier recomputes the newest behaviour and the older
-//! ones that differ from it in a rule it can state; where an older version
-//! read text by rules the verifier does not recompute (`match`'s number
-//! parsing before 0.3.221),
-//! the score is left as could not be checked, naming the version, never
-//! passed or failed on another version's reading.
+//! its score. The verifier recomputes the newest behaviour and each older
+//! one that differs from it; where an older version read text by rules the
+//! verifier does not recompute (Unicode digits and fractions as numbers
+//! before 0.3.221, `infinity` in `exact` and `f1`), the score is left as
+//! could not be checked, naming why, never passed or failed on another
+//! version's reading.
 //!
 //! Each boundary below is the first release with the newer behaviour, read
 //! from Inspect's released sources.
@@ -24,18 +24,6 @@ impl Era {
     /// Whether this is release 0.3.`patch` or later.
     pub fn since(&self, patch: u32) -> bool {
         self.at_least(3, patch)
-    }
-
-    /// `Ok` when the verifier recomputes `what` of this version: the
-    /// reading of 0.3.`patch` and later; else why not.
-    fn recomputed_from(&self, patch: u32, what: &str) -> Result<(), String> {
-        if self.at_least(3, patch) {
-            return Ok(());
-        }
-        let version = self.0.map_or_else(|| "this".into(), |v| v.to_string());
-        Err(format!(
-            "Inspect {version}'s {what} by rules the verifier does not recompute (it recomputes those of 0.3.{patch} and later)"
-        ))
     }
 
     /// `casefold()` for case-insensitive comparison (0.3.43), not `lower()`.
@@ -96,12 +84,6 @@ impl Era {
         self.at_least(3, 160)
     }
 
-    /// `match(numeric=True)`: the verifier recomputes the number reading of
-    /// 0.3.221 and later only (whose changes in 0.3.253 and 0.3.261 it follows).
-    pub fn numeric_match(&self) -> Result<(), String> {
-        self.recomputed_from(221, "`match(numeric=True)` reads numbers")
-    }
-
     /// Numbers keep their point when only punctuation at their ends is
     /// removed, and `exact` compares the normalized texts (0.3.253); before,
     /// every punctuation mark went and `exact` compared sets of words.
@@ -129,12 +111,5 @@ mod tests {
         let at = |p| Era(Some(Version(0, 3, p))).no_match_value();
         assert_eq!([at(205), at(206), at(260), at(261)], ["I", "N", "N", "I"]);
         assert_eq!(Era(None).no_match_value(), "I");
-    }
-
-    #[test]
-    fn older_readings_the_verifier_does_not_recompute_are_named() {
-        let old = Era(Some(Version(0, 3, 130)));
-        assert!(old.numeric_match().unwrap_err().contains("Inspect 0.3.130"));
-        assert!(Era(None).numeric_match().is_ok());
     }
 }

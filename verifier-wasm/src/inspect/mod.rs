@@ -17,6 +17,7 @@ mod archive;
 mod choice;
 mod eras;
 pub mod log;
+mod numeric_before_221;
 mod pyre;
 mod python_tables;
 mod record;

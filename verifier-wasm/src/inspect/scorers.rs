@@ -102,8 +102,18 @@ pub fn recompute(scorer: &str, options: &Map<String, Value>, s: &Subject) -> Rec
                     return Err(format!("location `{location}` is not one Inspect defines"));
                 }
                 let (ignore_case, numeric) = (flag("ignore_case", true)?, flag("numeric", false)?);
-                if numeric {
-                    era.numeric_match()?;
+                if numeric && !era.since(221) {
+                    // Numbers as versions before 0.3.221 read them; where
+                    // they raised, the sample failed and no score is recomputed.
+                    let failed = std::cell::RefCell::new(None);
+                    let scored = str_match(s, |v, t| {
+                        super::numeric_before_221::match_str(v, t, location, ignore_case, era)
+                            .unwrap_or_else(|why| {
+                                failed.borrow_mut().get_or_insert(why);
+                                (String::new(), false)
+                            })
+                    });
+                    return failed.into_inner().map_or(Ok(scored), Err);
                 }
                 let fold = era.casefolds();
                 let numeric = numeric.then(|| Numeric::of(era));

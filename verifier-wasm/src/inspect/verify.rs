@@ -273,6 +273,13 @@ fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
         };
         for (key, score) in &s.scores {
             let Some(scorer) = names.get(key) else {
+                // An older version's log that stopped before its results
+                // names neither the scorer nor its options.
+                let why = if log.eval.scorers.is_empty() && log.results.is_none() {
+                    "the log records neither the scorers the task ran nor their options".to_string()
+                } else {
+                    format!("no scorer of the evaluation is named `{key}`")
+                };
                 out.push(Receipt::unchecked(
                     subject,
                     format!(
@@ -281,7 +288,7 @@ fn scores(subject: &str, log: &Log) -> Vec<Receipt> {
                         s.epoch
                     ),
                     show(&score.value),
-                    format!("no scorer of the evaluation is named `{key}`"),
+                    why,
                 ));
                 continue;
             };
