@@ -23,13 +23,20 @@ use crate::validate;
 /// evaluation, one per trace export, in the directory's order.
 #[derive(Debug, Default)]
 pub struct ImportReceipts {
+    /// Each evaluation's, its registration's included.
     pub evals: Vec<Vec<Receipt>>,
     pub traces: Vec<Vec<Receipt>>,
+    /// The directory's registration's own: each registered task has a log.
+    pub registration: Vec<Receipt>,
 }
 
 impl ImportReceipts {
     pub fn all(&self) -> impl Iterator<Item = &Receipt> {
-        self.evals.iter().chain(&self.traces).flatten()
+        self.evals
+            .iter()
+            .chain(&self.traces)
+            .flatten()
+            .chain(&self.registration)
     }
 }
 
@@ -310,25 +317,7 @@ where
     let imports: Vec<ImportReceipts> = corpus
         .imports
         .iter()
-        .map(|loaded| ImportReceipts {
-            evals: loaded
-                .evals
-                .par_iter()
-                .map(|(name, eval)| {
-                    let subject = loaded.record_path(name);
-                    let log = corpus.objects.get(&eval.source.sha256).map(Vec::as_slice);
-                    receipts_verifier::inspect::verify_kept(&subject, eval, log)
-                })
-                .collect(),
-            traces: loaded
-                .traces
-                .par_iter()
-                .map(|(name, traces)| {
-                    let kept = |sha: &str| corpus.objects.get(sha).cloned();
-                    receipts_verifier::otel::verify_kept(&loaded.traces_path(name), traces, &kept)
-                })
-                .collect(),
-        })
+        .map(|loaded| import_receipts(loaded, &corpus.objects))
         .collect();
     tally = sum(
         tally,
@@ -366,5 +355,46 @@ fn sum(a: Tally, b: Tally) -> Tally {
         pass: a.pass + b.pass,
         fail: a.fail + b.fail,
         could_not_check: a.could_not_check + b.could_not_check,
+    }
+}
+
+/// One directory's imported records, each recomputed from its original
+/// in `objects`, and its evaluations held to its registration.
+fn import_receipts(
+    loaded: &crate::load::LoadedImport,
+    objects: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> ImportReceipts {
+    let mut evals: Vec<Vec<Receipt>> = loaded
+        .evals
+        .par_iter()
+        .map(|(name, eval)| {
+            let subject = loaded.record_path(name);
+            let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
+            receipts_verifier::inspect::verify_kept(&subject, eval, log)
+        })
+        .collect();
+    let traces = loaded
+        .traces
+        .par_iter()
+        .map(|(name, traces)| {
+            let kept = |sha: &str| objects.get(sha).cloned();
+            receipts_verifier::otel::verify_kept(&loaded.traces_path(name), traces, &kept)
+        })
+        .collect();
+    let mut registration = Vec::new();
+    if let Some(r) = &loaded.registration {
+        let named: Vec<(&str, &receipts_verifier::inspect::ImportedEval)> =
+            loaded.evals.iter().map(|(n, e)| (n.as_str(), e)).collect();
+        let (per_eval, own) =
+            receipts_verifier::inspect::registration_receipts(&loaded.dir, r, &named);
+        for (receipts, more) in evals.iter_mut().zip(per_eval) {
+            receipts.extend(more);
+        }
+        registration = own;
+    }
+    ImportReceipts {
+        evals,
+        traces,
+        registration,
     }
 }

@@ -374,3 +374,122 @@ fn a_log_still_being_written_and_one_without_its_samples_import_as_inspect_reads
         .expect("the header-only log's tally");
     assert!(!line.ends_with(" 0 could not be checked"), "{line}");
 }
+
+/// What each fixture's task registered before it ran: its dataset's
+/// samples, its epochs and its scorers, as `make_logs.py` defines the tasks.
+const REGISTRATION: &str = r#"{
+  "format_version": 1,
+  "kind": "evaluation_registration",
+  "registered_at": "2026-01-05T09:00:00Z",
+  "evaluations": [
+    {"task": "choice", "samples": ["mc-1", "mc-2", "mc-3"], "epochs": 2, "scorers": ["choice"]},
+    {"task": "errors", "samples": ["ok-1", "ok-2", "boom"], "epochs": 1, "scorers": ["match"]},
+    {"task": "failed", "samples": ["ok-1", "ok-2", "boom"], "epochs": 1, "scorers": ["match"]},
+    {"task": "scorers", "samples": [1, 2, 3, 4], "epochs": 2, "scorers": ["match", "includes", "pattern", "exact", "f1"]},
+    {"task": "tools", "samples": ["add-1", "add-2"], "epochs": 1, "scorers": ["includes"]},
+    {"task": "unscored", "samples": ["u-1", "u-2", "u-3"], "epochs": 2, "scorers": ["judged"]}
+  ]
+}
+"#;
+
+/// `tools.json` with its failing sample dropped, and the dataset's ids,
+/// the totals and the metrics rewritten to agree: a log that agrees with
+/// itself, accuracy up from 0.5 to 1.0.
+fn log_without_its_failing_sample(dir: &Path) -> PathBuf {
+    let text = fs::read_to_string(fixture("tools.json")).expect("log");
+    let mut log: Value = serde_json::from_str(&text).expect("json");
+    log["samples"]
+        .as_array_mut()
+        .expect("samples")
+        .retain(|s| s["scores"]["includes"]["value"] != "I");
+    let kept: Vec<Value> = log["samples"]
+        .as_array()
+        .expect("samples")
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
+    log["eval"]["dataset"]["samples"] = kept.len().into();
+    log["eval"]["dataset"]["sample_ids"] = kept.clone().into();
+    log["results"]["total_samples"] = kept.len().into();
+    log["results"]["completed_samples"] = kept.len().into();
+    log["reductions"][0]["samples"]
+        .as_array_mut()
+        .expect("reduced")
+        .retain(|r| kept.contains(&r["sample_id"]));
+    let metrics = &mut log["results"]["scores"][0]["metrics"];
+    assert_eq!(metrics["accuracy"]["value"], 0.5);
+    metrics["accuracy"]["value"] = 1.0.into();
+    metrics["stderr"]["value"] = 0.0.into();
+    let forged = dir.join("tools.json");
+    fs::write(&forged, serde_json::to_vec(&log).expect("json")).expect("write");
+    forged
+}
+
+/// Writes the fixtures' registration into the project at `root`.
+fn register(root: &Path) {
+    let path = root.join("experiments/evals/registration.json");
+    fs::write(path, REGISTRATION).expect("write");
+}
+
+#[test]
+fn imported_evaluations_are_held_to_the_samples_epochs_and_scorers_they_registered() {
+    let dir = sample_with_imports();
+    register(dir.path());
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    assert_exit(&out, 0, "build");
+    let site = dir.path().join("site");
+    let page = fs::read_to_string(site.join("imports/evals/scorers.html")).expect("page");
+    assert!(
+        page.contains("registered 2026-01-05T09:00:00Z (self-asserted): 4 samples × 2 epoch(s), scored by match, includes, pattern, exact, f1"),
+        "the registration on the page"
+    );
+    assert!(site.join("data/evals/registration.json").is_file());
+    for extra in [&[][..], &["--records-only"][..]] {
+        let mut args = vec!["verify", "."];
+        args.extend_from_slice(extra);
+        assert_exit(&receipts(&site, &args), 0, "verify");
+    }
+
+    // Without a registration the consistent forgery imports and builds:
+    // the log's own header is all it is held to.
+    let dir = sample_with_imports();
+    let forged = log_without_its_failing_sample(dir.path());
+    fs::remove_file(dir.path().join("experiments/evals/inspect/tools.json")).expect("rm");
+    assert_exit(&import(dir.path(), &[forged]), 0, "forged import");
+    assert_exit(
+        &receipts(dir.path(), &["build", "--strict"]),
+        0,
+        "unregistered",
+    );
+
+    // With one, the sample the log dropped is named.
+    register(dir.path());
+    common::fails_with(
+        dir.path(),
+        &["evals/registration.json: tools: the samples its task registered: recorded 1 samples × epochs; recomputed the 2 samples × 1 epoch(s) registered include sample add-2, epoch 1, which the log does not hold"],
+    );
+    // And where the browser verifies: over the published records alone
+    // (a build without --strict publishes the site with its failures).
+    let out = receipts(dir.path(), &["build"]);
+    let site = dir.path().join("site");
+    assert_exit(&out, 0, "build");
+    let out = receipts(&site, &["verify", ".", "--records-only", "--json"]);
+    assert_exit(&out, 1, "verify");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        common::failing(&result),
+        [(
+            "evals/registration.json".to_string(),
+            "tools: the samples its task registered".to_string()
+        )]
+    );
+
+    // A registered task whose log is not published (the file drawer).
+    let dir = sample_with_imports();
+    fs::remove_file(dir.path().join("experiments/evals/inspect/tools.json")).expect("rm");
+    register(dir.path());
+    common::fails_with(
+        dir.path(),
+        &["evals/registration.json: each registered task has a log: recorded task `tools`; recomputed no log of the directory ran it"],
+    );
+}

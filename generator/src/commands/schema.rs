@@ -35,6 +35,7 @@ pub enum Kind {
     RegressionActions,
     RegressionAblation,
     InspectEval,
+    EvalRegistration,
     OtelTraces,
 }
 
@@ -69,6 +70,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         Kind::RegressionActions,
         Kind::RegressionAblation,
         Kind::InspectEval,
+        Kind::EvalRegistration,
         Kind::OtelTraces,
     ]
     .into_iter()
@@ -97,6 +99,7 @@ fn name(kind: Kind) -> &'static str {
         Kind::RegressionActions => "regression-actions",
         Kind::RegressionAblation => "regression-ablation",
         Kind::InspectEval => "inspect-eval",
+        Kind::EvalRegistration => "eval-registration",
         Kind::OtelTraces => "otel-traces",
     }
 }
@@ -122,6 +125,7 @@ fn schema(kind: Kind) -> Schema {
         Kind::RegressionActions => schema_for!(RegressionActions),
         Kind::RegressionAblation => schema_for!(RegressionAblation),
         Kind::InspectEval => schema_for!(receipts_verifier::inspect::ImportedEval),
+        Kind::EvalRegistration => schema_for!(receipts_verifier::inspect::EvalRegistration),
         Kind::OtelTraces => schema_for!(receipts_verifier::otel::ImportedTraces),
     }
 }

@@ -6,7 +6,9 @@
 
 use std::path::Path;
 
-use receipts_verifier::inspect::{inspect_record_path, ImportedEval, INSPECT_DIR};
+use receipts_verifier::inspect::{
+    inspect_record_path, EvalRegistration, ImportedEval, EVAL_REGISTRATION_FILE, INSPECT_DIR,
+};
 use receipts_verifier::otel::{otel_record_path, ImportedTraces, OTEL_DIR};
 
 use super::{file_name, Reader};
@@ -19,6 +21,9 @@ pub struct LoadedImport {
     pub dir: String,
     pub evals: Vec<(String, ImportedEval)>,
     pub traces: Vec<(String, ImportedTraces)>,
+    /// What the directory's evaluations registered before they ran
+    /// (`registration.json`), when it keeps a registration.
+    pub registration: Option<EvalRegistration>,
 }
 
 impl LoadedImport {
@@ -32,11 +37,21 @@ impl LoadedImport {
         otel_record_path(&self.dir, name)
     }
 
-    /// Every record path, evaluations then traces.
+    /// The registration's path under the records directory.
+    pub fn registration_path(&self) -> String {
+        format!("{}/{EVAL_REGISTRATION_FILE}", self.dir)
+    }
+
+    /// Every record path: the registration, evaluations, then traces.
     pub fn record_paths(&self) -> Vec<String> {
+        let registration = self.registration.as_ref().map(|_| self.registration_path());
         let evals = self.evals.iter().map(|(n, _)| self.record_path(n));
         let traces = self.traces.iter().map(|(n, _)| self.traces_path(n));
-        evals.chain(traces).collect()
+        registration
+            .into_iter()
+            .chain(evals)
+            .chain(traces)
+            .collect()
     }
 
     /// The digests of every original kept for the directory's records.
@@ -72,10 +87,17 @@ impl Reader<'_> {
                 "nothing imported: neither inspect/ nor otel/ holds a .json record",
             ));
         }
+        let registration = dir.join(EVAL_REGISTRATION_FILE);
+        let registration = if self.is_file(&registration) {
+            Some(self.json(&registration)?)
+        } else {
+            None
+        };
         Ok(LoadedImport {
             dir: file_name(dir),
             evals,
             traces,
+            registration,
         })
     }
 

@@ -31,7 +31,7 @@ pub(super) fn imports(
     verified: &Verified,
     out: &mut Pages<'_>,
 ) -> Result<(), BuildError> {
-    for (loaded, receipts) in corpus.imports.iter().zip(&verified.imports) {
+    for (loaded, receipts_of) in corpus.imports.iter().zip(&verified.imports) {
         let mut files: Vec<String> = loaded
             .record_paths()
             .iter()
@@ -43,10 +43,17 @@ pub(super) fn imports(
         let scope = Scope::Import {
             dir: loaded.dir.clone(),
         };
-        for ((name, eval), receipts) in loaded.evals.iter().zip(&receipts.evals) {
+        for ((name, eval), receipts) in loaded.evals.iter().zip(&receipts_of.evals) {
             let rel = loaded.record_path(name);
             let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
-            let view = site::eval_view(name, eval, receipts);
+            // The directory's registration's own receipts (a registered
+            // task no log ran) on each of its evaluations' pages.
+            let receipts: Vec<_> = receipts
+                .iter()
+                .chain(&receipts_of.registration)
+                .cloned()
+                .collect();
+            let view = site::eval_view(name, eval, loaded.registration.as_ref(), &receipts);
             out.write(
                 "inspect.html",
                 &site::inspect_href(&loaded.dir, name),
@@ -55,7 +62,7 @@ pub(super) fn imports(
                 minijinja::context! { v => view },
             )?;
         }
-        for ((name, traces), receipts) in loaded.traces.iter().zip(&receipts.traces) {
+        for ((name, traces), receipts) in loaded.traces.iter().zip(&receipts_of.traces) {
             let rel = loaded.traces_path(name);
             let verify = VerifyScope::of(&scope, &files).pinned(record_pin(corpus, &rel));
             let view = site::traces_view(name, traces, receipts);

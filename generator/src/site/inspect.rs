@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use receipts_verifier::inspect::{ImportedEval, Message};
+use receipts_verifier::inspect::{registration_words, EvalRegistration, ImportedEval, Message};
 use receipts_verifier::verify::Receipt;
 
 use super::study::thousands;
@@ -47,6 +47,8 @@ pub struct EvalView {
     pub log_href: String,
     pub receipts: usize,
     pub not_passing: Vec<ReceiptView>,
+    /// What the evaluation registered before it ran, in words.
+    pub registration: String,
     pub derived: Cell,
     pub scorers: Vec<ScorerView>,
     pub samples: Vec<SampleView>,
@@ -288,7 +290,12 @@ pub fn eval_summaries(loaded: &LoadedImport, verified: &[Vec<Receipt>]) -> Vec<E
 }
 
 /// The page of evaluation `name` of `loaded`.
-pub fn eval_view(name: &str, eval: &ImportedEval, receipts: &[Receipt]) -> EvalView {
+pub fn eval_view(
+    name: &str,
+    eval: &ImportedEval,
+    registration: Option<&EvalRegistration>,
+    receipts: &[Receipt],
+) -> EvalView {
     let scorers = eval
         .scorers
         .iter()
@@ -385,6 +392,7 @@ pub fn eval_view(name: &str, eval: &ImportedEval, receipts: &[Receipt]) -> EvalV
             .filter(|r| r.status != receipts_verifier::verify::Status::Pass)
             .map(ReceiptView::from)
             .collect(),
+        registration: registration_words(registration, &eval.task),
         derived: receipt_cell(receipts, "derived from the log"),
         scorers,
         samples,

@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -46,6 +47,10 @@ pub struct Log {
     /// When the evaluation started and completed.
     #[serde(default)]
     pub stats: Option<Stats>,
+    /// Whether the log was marked invalid; read only for being there
+    /// (a field first written by 0.3.154, see `shape.rs`).
+    #[serde(default)]
+    pub(super) invalidated: Option<IgnoredAny>,
 }
 
 /// A field Inspect may write as `null` where it means the field's default.
@@ -84,6 +89,9 @@ pub struct Eval {
     /// The dataset the evaluation ran, when the log describes it.
     #[serde(default)]
     pub dataset: Option<Dataset>,
+    /// The evaluation's id; read only for being there (first written by 0.3.95).
+    #[serde(default)]
+    pub(super) eval_id: Option<IgnoredAny>,
 }
 
 /// The dataset the evaluation ran: which samples it holds.
@@ -253,6 +261,13 @@ pub struct Sample {
     /// How long the sample took, in seconds.
     #[serde(default)]
     pub total_time: Option<f64>,
+    /// The sample run's unique id; read only for being there (first written by 0.3.70).
+    #[serde(default)]
+    pub(super) uuid: Option<IgnoredAny>,
+    /// How many turns the sample took; read only for being there (first
+    /// written by 0.3.247).
+    #[serde(default)]
+    pub(super) turn_count: Option<IgnoredAny>,
 }
 
 /// A sample's final output from the model.

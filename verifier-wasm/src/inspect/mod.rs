@@ -22,11 +22,17 @@ mod pyre;
 mod python_tables;
 mod record;
 pub mod reduce;
+mod registration;
 pub mod scorers;
+mod shape;
 pub mod text;
 mod verify;
 pub mod version;
 
 pub use log::{Log, LogError};
 pub use record::*;
+pub use registration::{
+    registration_receipts, registration_words, EvalRegistration, EvalRegistrationKind,
+    RegisteredEval, SampleId, EVAL_REGISTRATION_FILE,
+};
 pub use verify::{verify, verify_kept};

@@ -88,6 +88,7 @@ pub fn verify(subject: &str, record: &ImportedEval, log: &Log, log_sha256: &str)
         record,
         &derive(log, record.source.clone()),
     ));
+    out.extend(super::shape::version_receipt(subject, log));
     out.extend(completeness(subject, log));
     out.extend(outputs(subject, log));
     out.extend(scorers_named(subject, log));

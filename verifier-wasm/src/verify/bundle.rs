@@ -233,56 +233,82 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
 
 /// Every imported record in scope (`<dir>/inspect/<name>.json`, an
 /// evaluation, and `<dir>/otel/<name>.json`, traces), against the
-/// originals it names in `objects/`.
+/// originals it names in `objects/`; and each directory's evaluations
+/// against its `registration.json`, when it has one.
 fn imports(
     files: &BTreeMap<String, Vec<u8>>,
     objects: &BTreeMap<String, Vec<u8>>,
     scope: &Scope,
     out: &mut Vec<Receipt>,
 ) {
-    use crate::inspect::INSPECT_DIR;
+    use crate::inspect::{ImportedEval, EVAL_REGISTRATION_FILE, INSPECT_DIR};
     use crate::otel::OTEL_DIR;
+    let wanted = |dir: &str| {
+        let in_scope = match scope {
+            Scope::All => true,
+            Scope::Import { dir: d } => d == dir,
+            _ => false,
+        };
+        in_scope && !files.contains_key(&format!("{dir}/experiment.json"))
+    };
+    let mut evals: BTreeMap<&str, Vec<(&str, ImportedEval)>> = BTreeMap::new();
+    let mut registrations = Vec::new();
     for (path, bytes) in files {
         let Some((dir, rest)) = path.split_once('/') else {
             continue;
         };
+        if rest == EVAL_REGISTRATION_FILE && wanted(dir) {
+            registrations.push((dir, path, bytes));
+            continue;
+        }
         let Some((kind, name)) = rest.split_once('/') else {
             continue;
         };
         let Some(name) = name.strip_suffix(".json") else {
             continue;
         };
-        let wanted = match scope {
-            Scope::All => true,
-            Scope::Import { dir: d } => d == dir,
-            _ => false,
-        };
-        if !wanted || name.contains('/') || files.contains_key(&format!("{dir}/experiment.json")) {
+        if name.contains('/') || !wanted(dir) {
             continue;
         }
-        if kind == INSPECT_DIR || kind == OTEL_DIR {
-            out.extend(import(path, kind, bytes, objects));
+        if kind == INSPECT_DIR {
+            if let Some(eval) = parse::<ImportedEval>(path, bytes, out) {
+                out.extend(import_eval(path, &eval, objects));
+                evals.entry(dir).or_default().push((name, eval));
+            }
+        } else if kind == OTEL_DIR {
+            out.extend(import_traces(path, bytes, objects));
+        }
+    }
+    for (dir, path, bytes) in registrations {
+        if let Some(registration) = parse(path, bytes, out) {
+            let named: Vec<(&str, &ImportedEval)> = evals
+                .get(dir)
+                .into_iter()
+                .flatten()
+                .map(|(n, e)| (*n, e))
+                .collect();
+            let (per_eval, own) = crate::inspect::registration_receipts(dir, &registration, &named);
+            out.extend(per_eval.into_iter().flatten().chain(own));
         }
     }
 }
 
-/// The receipts of one imported record: recomputed against its original.
+/// An imported evaluation's receipts: recomputed against its original log.
 #[cfg(feature = "full")]
-fn import(
+fn import_eval(
     path: &str,
-    kind: &str,
-    bytes: &[u8],
+    eval: &crate::inspect::ImportedEval,
     objects: &BTreeMap<String, Vec<u8>>,
 ) -> Vec<Receipt> {
-    use crate::inspect::{ImportedEval, INSPECT_DIR};
-    use crate::otel::ImportedTraces;
+    let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
+    crate::inspect::verify_kept(path, eval, log)
+}
+
+/// Imported traces' receipts: recomputed against their original export.
+#[cfg(feature = "full")]
+fn import_traces(path: &str, bytes: &[u8], objects: &BTreeMap<String, Vec<u8>>) -> Vec<Receipt> {
     let mut out = Vec::new();
-    if kind == INSPECT_DIR {
-        if let Some(eval) = parse::<ImportedEval>(path, bytes, &mut out) {
-            let log = objects.get(&eval.source.sha256).map(Vec::as_slice);
-            out.extend(crate::inspect::verify_kept(path, &eval, log));
-        }
-    } else if let Some(traces) = parse::<ImportedTraces>(path, bytes, &mut out) {
+    if let Some(traces) = parse::<crate::otel::ImportedTraces>(path, bytes, &mut out) {
         let kept = |sha: &str| objects.get(sha).cloned();
         out.extend(crate::otel::verify_kept(path, &traces, &kept));
     }
@@ -291,16 +317,25 @@ fn import(
 
 /// The lean verifier leaves imports to the full one.
 #[cfg(not(feature = "full"))]
-fn import(
+fn import_eval(
     path: &str,
-    kind: &str,
-    _bytes: &[u8],
+    _eval: &crate::inspect::ImportedEval,
     _objects: &BTreeMap<String, Vec<u8>>,
 ) -> Vec<Receipt> {
     vec![super::left_out(
         path,
         "recomputed from its original",
-        &format!("an imported {kind} record"),
+        "an imported inspect record",
+    )]
+}
+
+/// The lean verifier leaves imports to the full one.
+#[cfg(not(feature = "full"))]
+fn import_traces(path: &str, _bytes: &[u8], _objects: &BTreeMap<String, Vec<u8>>) -> Vec<Receipt> {
+    vec![super::left_out(
+        path,
+        "recomputed from its original",
+        "an imported otel record",
     )]
 }
 
