@@ -382,12 +382,14 @@ fn simulate(
     let mut logged = Vec::new();
     if let Some((_, reason)) = &plan.stop {
         let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
-        deviations.push(format!("{logged_at}: the study stopped. {reason}"));
+        // The log tells the deviation in the record's own words.
+        let reason = format!("The study stopped. {reason}");
+        deviations.push(format!("{logged_at}: {reason}"));
         logged.push(Deviation {
             id: format!("D{}", logged.len() + 1),
             logged_at,
             kind: DeviationKind::Stop,
-            reason: reason.clone(),
+            reason,
             runs: Vec::new(),
         });
         t += 60_000;

@@ -84,12 +84,35 @@ function getPath(base, path, gzFallback) {
 // (`published`, `record_of`, `is_gzipped_record`): only an experiment's run
 // record is read as gzip, so no other file stands for a record under
 // another name.
+// A record inflates to at most the core's `max_record_bytes()`, as a build
+// accepts it: a small file that decompresses without end is refused once it
+// passes that, not read into memory whole.
 function gunzip(bytes) {
   if (typeof DecompressionStream === "undefined") {
     return Promise.reject(new Error("this browser cannot decompress gzip (no DecompressionStream)"));
   }
-  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).arrayBuffer().then(function (b) { return new Uint8Array(b); });
+  var limit = core.max_record_bytes();
+  var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+  var parts = [];
+  var total = 0;
+  function next() {
+    return reader.read().then(function (step) {
+      if (step.done) {
+        var out = new Uint8Array(total);
+        var at = 0;
+        parts.forEach(function (p) { out.set(p, at); at += p.length; });
+        return out;
+      }
+      total += step.value.length;
+      if (total > limit) {
+        reader.cancel();
+        throw new Error("uncompressed, the file has over " + limit + " bytes");
+      }
+      parts.push(step.value);
+      return next();
+    });
+  }
+  return next();
 }
 
 // Hands a fetched data/ file to the bundle under its record's path, the
@@ -269,7 +292,7 @@ function verifySite(job) {
               if (job.pin && job.pin.path === path) shownRecord = core.sha256_hex(record);
             });
             return added && added.catch(function (e) {
-              manifests.feed(path, undefined, path + ": not a gzipped record (it could not be decompressed)");
+              manifests.feed(path, undefined, path + ": not a gzipped record (it could not be decompressed: " + e.message + ")");
             });
           });
         }, function (done, total) {

@@ -28,12 +28,15 @@ var ReceiptsView = (function () {
     results.textContent = "";
     var t = result.tally;
     var checked = t.pass + t.fail + t.could_not_check;
-    var status = t.fail > 0 ? "failed" : t.could_not_check > 0 ? "unchecked" : "verified";
+    // Verified only when something was recomputed: no receipt is not a pass.
+    var status = t.fail > 0 ? "failed" : t.could_not_check > 0 || checked === 0 ? "unchecked" : "verified";
     var message = status === "verified"
       ? "Verified: all " + t.pass + " receipts recomputed in this browser agree."
       : status === "failed"
         ? "Failed: " + t.fail + " of " + checked + " receipts do not agree with what was recomputed."
-        : "Nothing failed, but " + t.could_not_check + " of " + checked + " receipts could not be checked or anchored: see them below.";
+        : checked === 0
+          ? "Nothing was verified: no receipt was recomputed."
+          : "Nothing failed, but " + t.could_not_check + " of " + checked + " receipts could not be checked or anchored: see them below.";
     // The same account of the total as `receipts verify` gives.
     if (result.kinds) message += " The " + checked + ": " + result.kinds + ".";
     if (status !== "failed" && !result.pinned) {

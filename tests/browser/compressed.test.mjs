@@ -330,6 +330,22 @@ test("a record changed inside its gzip file fails, on its page and on the site",
   assert.equal(result.failures[1], `${PAGE} | ✗ ${PAGE}: digest of ${RECORD} shown on the page recorded ${listed}; recomputed the record could not be read`);
 });
 
+test("a gzipped record that inflates past the largest record is refused, not read whole", async () => {
+  // 80 MiB of spaces after the record's text: a few hundred KB gzipped,
+  // more than any record a build accepts (64 MiB) once inflated.
+  const copy = copySite(site);
+  const file = join(copy, RECORD);
+  const text = gunzipSync(readFileSync(file));
+  writeFileSync(file, gzipSync(Buffer.concat([text, Buffer.alloc(80 * 1024 * 1024, 32)]), { level: 9 }));
+  const { result } = await verifyPage(copy, PAGE);
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(
+    result.failures[0].startsWith(`${LISTED} | ✗ ${LISTED}: SHA-256 in data/SHA256SUMS`)
+      && result.failures[0].includes("it could not be decompressed: uncompressed, the file has over 67108864 bytes"),
+    result.failures.join("\n"),
+  );
+});
+
 test("only an experiment's run record is read gzipped: a harness run gzipped in place of its record stands for nothing", async () => {
   // The same rule as `receipts verify` (the core's layout, which the worker
   // asks through wasm): the worker looks for the harness run's record under

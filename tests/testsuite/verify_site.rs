@@ -776,3 +776,23 @@ fn every_total_is_counted_the_same_way() {
         "{line}"
     );
 }
+
+#[test]
+fn records_that_give_no_receipt_are_not_verified() {
+    // Every record removed and the manifest emptied: nothing fails, and
+    // nothing was recomputed either. That is not "verified".
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::create_dir_all(dir.path().join("data")).expect("mkdir");
+    fs::write(dir.path().join("data/SHA256SUMS"), "").expect("write");
+    for extra in [&[][..], &["--allow-unchecked"][..]] {
+        let mut args = vec!["verify", ".", "--records-only"];
+        args.extend_from_slice(extra);
+        let out = receipts(dir.path(), &args);
+        assert_exit(&out, 3, "no receipts");
+        assert!(
+            stderr(&out).contains("no receipt was recomputed: nothing was verified"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -86,6 +86,12 @@ pub fn gzippable(rel: &str) -> bool {
     })
 }
 
+/// The most bytes a record may hold, gzipped records counted uncompressed:
+/// a build refuses a larger input file, and a verifier stops decompressing
+/// a gzipped run record past it (a small file that inflates without end
+/// is refused, not followed).
+pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The site path that publishes record `rel`: `data/<rel>`, or
 /// `data/<rel>.gz` for a run record of a site whose run records are
 /// gzipped.

@@ -118,6 +118,13 @@ pub fn is_gzipped_record(path: &str) -> bool {
     crate::layout::record_of(path).is_some_and(|(_, gz)| gz)
 }
 
+/// The most bytes a gzipped run record may inflate to (see
+/// [`crate::layout::MAX_RECORD_BYTES`]).
+#[wasm_bindgen]
+pub fn max_record_bytes() -> f64 {
+    crate::layout::MAX_RECORD_BYTES as f64
+}
+
 /// Whether record `rel` (a path under `data/`) is one every scope reads: a
 /// task, an object or the study's file.
 #[wasm_bindgen]

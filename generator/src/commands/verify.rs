@@ -130,14 +130,25 @@ fn records_only(args: &Args, out: Out) -> Result<(), Failure> {
     outcome(result.tally, args.allow_unchecked)
 }
 
-/// The exit the tally calls for.
+/// The exit the tally calls for: 0 only when something was recomputed and
+/// nothing failed (and, without `--allow-unchecked`, everything was checked).
 fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure> {
-    if tally.fail > 0 {
+    let verdict = tally.verdict();
+    if verdict.is_verified() {
+        Ok(())
+    } else if verdict.is_failed() {
         Err(Failure {
             message: format!("{} receipts failed", tally.fail),
             code: 1,
         })
-    } else if tally.could_not_check > 0 && !allow_unchecked {
+    } else if tally.total() == 0 {
+        Err(Failure {
+            message: "no receipt was recomputed: nothing was verified".to_string(),
+            code: EXIT_UNCHECKED,
+        })
+    } else if allow_unchecked {
+        Ok(())
+    } else {
         Err(Failure {
             message: format!(
                 "nothing failed, but {} receipts could not be checked or anchored (--allow-unchecked accepts that)",
@@ -145,8 +156,6 @@ fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure> {
             ),
             code: EXIT_UNCHECKED,
         })
-    } else {
-        Ok(())
     }
 }
 
@@ -246,13 +255,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         (root, records, receipts, None)
     };
     let (tally, kinds) = counted.unwrap_or_else(|| (Tally::of(&receipts), Kinds::of(&receipts)));
-    let status = if tally.fail > 0 {
-        "failed"
-    } else if tally.could_not_check > 0 {
-        "unchecked"
-    } else {
-        "verified"
-    };
+    let status = tally.verdict().word();
     if args.json {
         let outcome = Outcome {
             target: target.clone(),
@@ -304,6 +307,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         let said = match status {
             "verified" => "verified",
             "failed" => "failed",
+            "nothing" => "nothing to verify",
             _ => "nothing failed, not everything checked",
         };
         text.push_str(&format!(

@@ -55,7 +55,7 @@ use crate::head::RunHead;
 use crate::parse;
 
 /// The largest input file accepted, in bytes.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = receipts_verifier::layout::MAX_RECORD_BYTES;
 
 /// Directory names inside `experiments/` that are not experiments.
 pub use receipts_verifier::layout::{OBJECTS_DIR, TASKS_DIR};

@@ -481,6 +481,12 @@ impl ProviderCall {
         self.status == CallStatus::Error && matches!(self.http_status, Some(401 | 403))
     }
 
+    /// Whether the provider refused the call (an error with HTTP status 400
+    /// or above): it returned no usage, and no output to bound.
+    pub fn refused(&self) -> bool {
+        self.status == CallStatus::Error && self.http_status.is_some_and(|s| s >= 400)
+    }
+
     /// Whether the call stopped on its budget: the provider said so, or it
     /// returned every output token it was allowed, whatever word it gave.
     pub fn truncated(&self) -> bool {

@@ -181,6 +181,12 @@ impl ExperimentCheck<'_> {
     pub fn finish(&self, runs: Vec<RunVerification>) -> ExperimentVerification {
         let e = self.experiment;
         let (mut receipts, registration_anchor) = preregistration(self, &runs);
+        receipts.extend(super::logged_deviations::logged_deviations(
+            self.dir,
+            e,
+            self.log,
+            self.deviations,
+        ));
         for task_id in &e.grid.tasks {
             if let Some(task) = self.tasks.get(task_id) {
                 receipts.extend(verify_task_inputs(task, self.objects));

@@ -9,6 +9,7 @@ mod bundle;
 mod conduct;
 mod kinds;
 mod lean;
+mod logged_deviations;
 pub use conduct::{is_conduct, MAX_TOKENS_PER_SECOND};
 mod experiment;
 mod grid;
@@ -194,5 +195,81 @@ impl Tally {
     /// How many receipts were counted.
     pub fn total(&self) -> usize {
         self.pass + self.fail + self.could_not_check
+    }
+
+    /// What the counted receipts say together.
+    pub fn verdict(&self) -> TallyVerdict {
+        TallyVerdict(if self.fail > 0 {
+            Outcome::Failed
+        } else if self.could_not_check > 0 {
+            Outcome::Unchecked
+        } else if self.pass == 0 {
+            Outcome::Nothing
+        } else {
+            Outcome::Verified
+        })
+    }
+}
+
+/// What a tally of receipts says: made only by [`Tally::verdict`], so
+/// "verified" always means at least one receipt was recomputed and every
+/// one agreed; nothing recomputed is not verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TallyVerdict(Outcome);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Verified,
+    Failed,
+    Unchecked,
+    Nothing,
+}
+
+impl TallyVerdict {
+    /// Whether every receipt agreed, and there was at least one.
+    pub fn is_verified(&self) -> bool {
+        self.0 == Outcome::Verified
+    }
+
+    /// Whether any receipt failed.
+    pub fn is_failed(&self) -> bool {
+        self.0 == Outcome::Failed
+    }
+
+    /// The verdict as `receipts verify --json` and the browser name it:
+    /// `verified`, `failed`, `unchecked` (something could not be checked)
+    /// or `nothing` (no receipt was recomputed).
+    pub fn word(&self) -> &'static str {
+        match self.0 {
+            Outcome::Verified => "verified",
+            Outcome::Failed => "failed",
+            Outcome::Unchecked => "unchecked",
+            Outcome::Nothing => "nothing",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tally_tests {
+    use super::*;
+
+    #[test]
+    fn verified_needs_a_receipt_and_every_one_agreeing() {
+        let t = |pass, fail, could_not_check| {
+            Tally {
+                pass,
+                fail,
+                could_not_check,
+            }
+            .verdict()
+            .word()
+        };
+        assert_eq!(t(0, 0, 0), "nothing");
+        assert_eq!(t(3, 0, 0), "verified");
+        assert_eq!(t(3, 1, 0), "failed");
+        assert_eq!(t(3, 1, 2), "failed");
+        assert_eq!(t(3, 0, 2), "unchecked");
+        assert_eq!(t(0, 0, 2), "unchecked");
+        assert!(!Tally::default().verdict().is_verified());
     }
 }

@@ -361,8 +361,10 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
                     ));
                 }
                 // A lost call's cost is bounded by the output budget it was
-                // sent: a smaller one on record would shrink the bound.
-                if c.usage.is_none() && c.max_tokens < l.max_output_tokens {
+                // sent: a smaller one on record would shrink the bound. A
+                // call the provider refused (HTTP 400 or above) lost
+                // nothing: it returned no tokens to bound.
+                if c.usage.is_none() && !c.refused() && c.max_tokens < l.max_output_tokens {
                     return Err(format!(
                         "attempts[{i}].calls[{j}] lost its usage with max_tokens {}, under the registered {}: its cost bound must use the registered budget",
                         c.max_tokens, l.max_output_tokens

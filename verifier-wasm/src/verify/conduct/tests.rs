@@ -366,6 +366,28 @@ fn a_call_retried_after_a_server_error_is_possible() {
 }
 
 #[test]
+fn a_refused_call_sent_with_a_small_budget_keeps_to_the_limits() {
+    // A call the provider refused (HTTP 4xx or 5xx) returned no tokens: the
+    // budget it was sent bounds nothing, so a small one is no way to shrink
+    // a cost bound. A call whose usage was lost (an abort) still is.
+    for code in [400, 429, 500, 503] {
+        let mut a = failed_then_retried("large", 0, code);
+        a["calls"][0]["max_tokens"] = json!(10);
+        let r = run("one", vec![a]);
+        let (s, why) = status(&receipts(&r, &[true]), "limits");
+        assert_eq!(s, Status::Pass, "{code}: {why}");
+    }
+    let mut a = failed_then_retried("large", 0, 503);
+    a["calls"][0]["max_tokens"] = json!(10);
+    a["calls"][0]["status"] = json!("aborted");
+    a["calls"][0]["http_status"] = Value::Null;
+    a["calls"][0]["error"] = Value::Null;
+    let (s, why) = status(&receipts(&run("one", vec![a]), &[true]), "limits");
+    assert_eq!(s, Status::Fail, "{why}");
+    assert!(why.contains("lost its usage with max_tokens 10"), "{why}");
+}
+
+#[test]
 fn a_retry_that_repeats_nothing_failed_or_a_status_that_contradicts_fails() {
     let cases: [(&str, Edit); 8] = [
         ("not an earlier call of its attempt", |a| {
