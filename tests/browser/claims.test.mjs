@@ -81,3 +81,24 @@ test("a claim's number edited in a memo fails by name, resealed or not", async (
   assert.deepEqual(result.failures.filter(isManifestFailure), []);
   assert.ok(claimFailures(result).some((f) => f.startsWith(expected)), claimFailures(result).join("\n"));
 });
+
+test("words that claim in a memo fail by their word", async () => {
+  const copy = copySite(site);
+  const file = join(copy, MEMO);
+  const text = readFileSync(file, "utf8");
+  const rates = "change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct)";
+  const forged = text.replace("[83.3%](#E02.ladder.pass_rate_pct)", `[faster](#${rates}), nine in ten, dearer`);
+  assert.notEqual(forged, text);
+  writeFileSync(file, forged);
+  const line = forged.split("\n").findIndex((l) => l.includes("nine in ten")) + 1;
+  const { result } = await verifyAt(browser, copy, MEMO_PAGE);
+  assert.equal(result.status, "failed", result.text);
+  const failures = claimFailures(result);
+  for (const expected of [
+    `${MEMO} | ✗ ${MEMO}: line ${line}: [faster](#${rates}) recorded faster; recomputed \`faster\` describes a time, but the figure is a rate`,
+    `${MEMO} | ✗ ${MEMO}: line ${line}: nine in ten recorded nine in ten; recomputed a number written in words`,
+    `${MEMO} | ✗ ${MEMO}: line ${line}: dearer recorded dearer; recomputed a comparison typed by hand`,
+  ]) {
+    assert.ok(failures.some((f) => f.startsWith(expected)), `${expected}\n${failures.join("\n")}`);
+  }
+});

@@ -111,6 +111,8 @@ impl std::fmt::Display for FigurePath {
     }
 }
 
+use super::words::{self, Form, Found};
+
 /// The target that marks a number as not measured.
 pub const REGISTERED: &str = "registered";
 
@@ -280,6 +282,32 @@ pub fn hand_typed(prose: &str) -> Vec<&str> {
             out.push(word);
         } else {
             i += 1;
+        }
+    }
+    out
+}
+
+/// Every number and comparison of `prose` that is not bound, in order:
+/// the numbers [`hand_typed`] in digits, and those [`super::words`] finds
+/// written otherwise (in words, as Roman numerals, with look-alike
+/// letters), and comparison words.
+pub fn unbound(prose: &str) -> Vec<Found<'_>> {
+    let mut all: Vec<Found<'_>> = hand_typed(prose)
+        .into_iter()
+        .map(|text| Found {
+            text,
+            form: Form::Digits,
+        })
+        .chain(words::found(prose))
+        .collect();
+    let at = |f: &Found<'_>| f.text.as_ptr() as usize - prose.as_ptr() as usize;
+    all.sort_by_key(|f| (at(f), std::cmp::Reverse(f.text.len())));
+    let mut out: Vec<Found<'_>> = Vec::new();
+    let mut reached = 0;
+    for f in all {
+        if at(&f) >= reached {
+            reached = at(&f) + f.text.len();
+            out.push(f);
         }
     }
     out
