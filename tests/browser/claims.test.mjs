@@ -102,3 +102,16 @@ test("words that claim in a memo fail by their word", async () => {
     assert.ok(failures.some((f) => f.startsWith(expected)), `${expected}\n${failures.join("\n")}`);
   }
 });
+
+test("the whole site's Verify holds a showcase note's number to the claim rules", async () => {
+  const copy = copySite(site);
+  const file = join(copy, "data/showcase/showcase.json");
+  const text = readFileSync(file, "utf8");
+  const forged = text.replace("A ladder that escalated from small to large", "A ladder that passed l00% of tasks, escalated from small to large");
+  assert.notEqual(forged, text);
+  writeFileSync(file, forged);
+  const { result } = await verifyAt(browser, copy, "verify.html");
+  assert.equal(result.status, "failed", result.text);
+  const expected = "✗ data/showcase/showcase.json: runs[0].note: l00% recorded l00%; recomputed a number written with letters that look like digits";
+  assert.ok(claimFailures(result).some((f) => f.includes(expected)), claimFailures(result).join("\n"));
+});

@@ -636,3 +636,116 @@ fn numbers_in_words_roman_numerals_and_look_alikes_fail_as_numbers_typed_by_hand
     });
     assert_exit(&build_strict(dir.path()), 0, "ordinary words");
 }
+
+#[test]
+fn a_number_in_any_prose_a_page_shows_is_a_claim_or_fails_naming_its_field() {
+    // Each field a page shows as the study's prose, with a number or a
+    // comparison typed into it: a correction's reason, a secondary
+    // analysis's description, a named figure's label, a showcase note, the
+    // showcase's narrative, and a code span in a memo.
+    let dir = sample_copy();
+    let root = dir.path();
+    edit_json(&root.join(E02_SUMMARY), |s| {
+        s["corrections"][0]["reason"] = json!("The first figure was 89%.");
+        s["secondary"][0]["description"] = json!("Counting reruns, nine in ten tasks pass.");
+    });
+    edit_json(&root.join("experiments/study.json"), |s| {
+        s["figures"]["cost_per_run_usd"]["label"] = json!("Spend per run, $0.004 or so");
+    });
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][0]["note"] = json!("A ladder that escalated, dearer than always-large.");
+    });
+    let narrative = root.join("showcase/NARRATIVE.md");
+    let text = fs::read_to_string(&narrative).expect("narrative");
+    let narrative_line = text.lines().count() + 2;
+    fs::write(
+        &narrative,
+        format!("{text}\nThe ladder passed 94% of tasks.\n"),
+    )
+    .expect("write");
+    let memo = root.join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    let memo_line = text.lines().count() + 2;
+    fs::write(
+        &memo,
+        format!("{text}\nThe ladder passed `89%` of tasks on `gpt-4o-mini`.\n"),
+    )
+    .expect("write");
+    fails_with(
+        root,
+        &[
+            "E02/summary.json: corrections[0].reason: 89%: recorded 89%; recomputed a number typed by hand",
+            "E02/summary.json: secondary[0].description: nine in ten: recorded nine in ten; recomputed a number written in words",
+            "study.json: figures[cost_per_run_usd].label: $0.004: recorded $0.004",
+            "showcase/showcase.json: runs[0].note: dearer: recorded dearer; recomputed a comparison typed by hand",
+            &format!("showcase/NARRATIVE.md: line {narrative_line}: 94%: recorded 94%"),
+            &format!("docs/memos/E02-corrections.md: line {memo_line}: 89%: recorded 89%"),
+        ],
+    );
+    let out = build_strict(root);
+    assert!(
+        !stdout(&out).contains("4o") && !stderr(&out).contains("4o"),
+        "an identifier in a code span is not read"
+    );
+    // Each page marks what its prose claims.
+    let page = |path: &str| fs::read_to_string(root.join("site").join(path)).expect(path);
+    let experiment = page("experiments/E02.html");
+    assert!(
+        experiment.contains("89%<span class=\"mark\"> ✗ typed by hand"),
+        "reason"
+    );
+    assert!(
+        experiment.contains("nine in ten<span class=\"mark\"> ✗ written in words"),
+        "description"
+    );
+    assert!(
+        page("index.html").contains("$0.004<span class=\"mark\"> ✗ typed by hand"),
+        "label"
+    );
+    let showcase = page("showcase.html");
+    assert!(
+        showcase.contains("dearer<span class=\"mark\"> ✗ a comparison typed by hand"),
+        "note"
+    );
+    assert!(
+        showcase.contains("94%<span class=\"mark\"> ✗ typed by hand"),
+        "narrative"
+    );
+    let memo_page = page("docs/memos/E02-corrections.html");
+    assert!(
+        memo_page
+            .contains("<code><span class=\"claim fail\">89%<span class=\"mark\"> ✗ typed by hand"),
+        "a code span's number is marked"
+    );
+    assert!(
+        memo_page.contains("<code>gpt-4o-mini</code>"),
+        "an identifier stays code"
+    );
+}
+
+#[test]
+fn bound_numbers_in_that_prose_pass_and_documentation_says_its_numbers_are_not_claims() {
+    let dir = sample_copy();
+    let root = dir.path();
+    edit_json(&root.join(E02_SUMMARY), |s| {
+        s["corrections"][1]["reason"] = json!(
+            "The first figure counted a rerun; the registration keeps the stopped run, so the ladder passed [83.3%](#E02.ladder.pass_rate_pct)."
+        );
+    });
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][3]["note"] = json!(
+            "A call timed out and lost its usage: the ladder recorded [](#E02.ladder.timeouts) timeout, and its cost is a bound."
+        );
+    });
+    assert_exit(&build_strict(root), 0, "bound numbers");
+    let doc = fs::read_to_string(root.join("site/docs/FORMAT.html")).expect("doc");
+    assert!(
+        doc.contains("Documentation: its numbers describe the tool and its formats, not this study's results; they are not claims and are not recomputed."),
+        "a documentation page says so"
+    );
+    // A reference to no figure in a note is bad input naming the field.
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][0]["note"] = json!("It passed [83.3%](#E02.ladder.pass_rate).");
+    });
+    refused(root, &["showcase/showcase.json: runs[0].note: [83.3%](#E02.ladder.pass_rate): no figure `pass_rate`"]);
+}

@@ -314,6 +314,38 @@ fn resealed_words_that_claim_fail_by_their_word() {
 }
 
 #[test]
+fn a_resealed_number_in_a_showcase_note_or_a_correction_fails_by_its_field() {
+    // Prose outside the headline and findings, rewritten in the records
+    // and resealed: a showcase note and a correction's reason each claim a
+    // number no figure backs.
+    let dir = built();
+    let site = dir.path().join("site");
+    replace_in(
+        &site.join("data/showcase/showcase.json"),
+        "A ladder that escalated from small to large",
+        "A ladder that passed l00% of tasks, escalated from small to large",
+    );
+    replace_in(
+        &site.join("data/E02/summary.json"),
+        "Its cost is now carried as a bound.",
+        "Its cost is now carried as a bound, ninety-seven percent of the first.",
+    );
+    reseal(&site);
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "resealed prose");
+    let text = stdout(&out);
+    for needle in [
+        "FAIL data/showcase/showcase.json: runs[0].note: l00%: recorded l00%; recomputed a number written with letters that look like digits",
+        "FAIL data/E02/summary.json: corrections[0].reason: ninety-seven percent: recorded ninety-seven percent; recomputed a number written in words",
+    ] {
+        assert!(text.contains(needle), "no `{needle}` in\n{text}");
+    }
+    let out = verify(&site, &["--records-only"]);
+    assert_exit(&out, 1, "records only");
+    assert!(stdout(&out).contains("2 fail"), "{}", stdout(&out));
+}
+
+#[test]
 fn a_dropped_run_rebuilt_into_a_consistent_site_is_caught_by_the_pin() {
     // The strongest forgery: the inconvenient run and its results row
     // deleted from the input and the whole site built again. It is
