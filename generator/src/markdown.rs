@@ -122,10 +122,14 @@ pub trait Claims {
 }
 
 /// Renders a memo: as [`render`], with each claim link replaced by what
-/// `claims` shows for it, each number typed into prose marked, and code
-/// left as it is.
-pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
-    use pulldown_cmark::TagEnd;
+/// `claims` shows for it, each number typed into prose (and into a code
+/// span that is not an identifier) marked, and code blocks left as they are;
+/// every heading moved `levels` down, as [`render_below`] does.
+pub fn render_memo(markdown: &str, claims: &dyn Claims, levels: usize) -> String {
+    use pulldown_cmark::{HeadingLevel, TagEnd};
+    let shift = |level: HeadingLevel| {
+        HeadingLevel::try_from((level as usize + levels).min(6)).unwrap_or(HeadingLevel::H6)
+    };
     let mut events: Vec<Event<'_>> = Vec::new();
     // The claim link being read: its address and its text so far.
     let mut link: Option<(String, String)> = None;
@@ -165,6 +169,13 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
                 events.push(event);
             }
             Event::Text(t) if !code => events.push(Event::InlineHtml(claims.prose(&t).into())),
+            // A code span is prose unless it is an identifier, as the
+            // verifier reads it.
+            Event::Code(t) if !receipts_verifier::claims::syntax::is_identifier(&t) => {
+                events.push(Event::InlineHtml(
+                    format!("<code>{}</code>", claims.prose(&t)).into(),
+                ));
+            }
             // Raw HTML (comments included) is shown as text, and its numbers are prose.
             Event::Html(raw) | Event::InlineHtml(raw) => {
                 events.push(Event::InlineHtml(claims.prose(&raw).into()));
@@ -187,6 +198,20 @@ pub fn render_memo(markdown: &str, claims: &dyn Claims) -> String {
             }
             Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
             _ if link.is_some() => {}
+            Event::Start(Tag::Heading {
+                level,
+                id,
+                classes,
+                attrs,
+            }) => events.push(Event::Start(Tag::Heading {
+                level: shift(level),
+                id,
+                classes,
+                attrs,
+            })),
+            Event::End(TagEnd::Heading(level)) => {
+                events.push(Event::End(TagEnd::Heading(shift(level))));
+            }
             other => events.push(other),
         }
     }

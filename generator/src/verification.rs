@@ -10,9 +10,10 @@ use rayon::prelude::*;
 
 use receipts_verifier::model::Run;
 use receipts_verifier::verify::{
-    conclude_study, reused_across, verify_regressions, verify_suite, ExperimentCheck,
-    ExperimentVerification, Memo, NamedFigures, Receipt, RegressionVerification, RunVerification,
-    Status, StudyVerification, SuiteRecords, SuiteVerification, Tally, MEMOS_DIR,
+    conclude_study, reused_across, showcase_claims, showcase_narrative, verify_regressions,
+    verify_suite, ExperimentCheck, ExperimentVerification, Memo, NamedFigures, Receipt,
+    RegressionVerification, RunVerification, Status, StudyVerification, SuiteRecords,
+    SuiteVerification, Tally, MEMOS_DIR,
 };
 
 use crate::error::BuildError;
@@ -253,7 +254,19 @@ where
         .iter()
         .map(|loaded| check(corpus, loaded))
         .collect();
-    let memos: Vec<(String, &str)> = memos(corpus);
+    let mut memos: Vec<(String, &str)> = memos(corpus);
+    // The showcase's narrative is read as a memo, its notes as claims.
+    if let Some(showcase) = &corpus.showcase {
+        memos.push((
+            showcase_narrative(&showcase.showcase),
+            showcase.narrative.as_str(),
+        ));
+    }
+    let prose = corpus
+        .showcase
+        .as_ref()
+        .map(|s| showcase_claims(&s.showcase))
+        .unwrap_or_default();
     let memos: Vec<Memo<'_>> = memos
         .iter()
         .map(|(subject, text)| Memo { subject, text })
@@ -262,7 +275,7 @@ where
         &checks,
         &mut experiments,
         corpus.study.as_ref().map(|(s, _)| s),
-        &memos,
+        (&memos, &prose),
         NamedFigures::All,
     );
     tally = sum(tally, Tally::of(&study.receipts));

@@ -167,7 +167,7 @@ pub fn study() -> Study {
             (
                 "medium_recovery_points".to_string(),
                 named(
-                    "Always-medium's pass rate with 8,192 output tokens (E02) against 2,048 (E01), in points",
+                    "Always-medium's pass rate with E02's output budget against E01's, in points",
                     "diff(E02.always-medium.pass_rate_pct,E01.always-medium.pass_rate_pct)",
                 ),
             ),

@@ -518,7 +518,7 @@ fn write_showcase(out: &mut Files, runs: &[Run]) {
                 && r.task == fixtures::RESEARCH
                 && r.attempts.iter().flat_map(|a| &a.turns).any(|t| denied(&t))
         }),
-        pick("The small tier spent its whole 2,048-token budget reasoning and stopped with finish_reason length.", &|r| {
+        pick("The small tier spent its whole output budget reasoning and stopped with finish_reason length.", &|r| {
             r.calls().any(receipts_verifier::model::ProviderCall::truncated)
         }),
         pick("A call timed out and lost its usage: the run's cost is a low–high bound, not a number.", &|r| {
@@ -549,7 +549,7 @@ const NARRATIVE: &str = "# What the sample shows
 
 > Simulated data. Every run here was produced by the deterministic simulator that ships with receipts: a scripted agent and a scripted provider. No model was called, and the numbers describe the simulator, not any real model.
 
-The sample repeats the shape of a real routing study: three task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), two agent profiles, three seeds and three policies, at two output budgets.
+The sample repeats the shape of a real routing study: [3](#registered) task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), [2](#registered) agent profiles, [3](#registered) seeds and [3](#registered) policies, at [2](#registered) output budgets.
 
 Its figures are calibrated: for E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
 
@@ -559,9 +559,9 @@ Open any run to replay it turn by turn: the action the model chose, the runtime'
 
 ## Runs from real tools
 
-Two experiments were not simulated: they were imported from files that real tools wrote, and are checked against those files, kept byte for byte.
+I01 and I02 were not simulated: they were imported from files that real tools wrote, and are checked against those files, kept byte for byte.
 
-- I01 holds logs that Inspect AI wrote running its evaluations against its offline mock model (`mockllm/model`), so the answers are canned, not a real model's. The scores of Inspect's deterministic scorers, each epoch reduction and each metric are recomputed from the log, and the record is derived from the log again: see [the scorers evaluation](imports/I01/scorers.html), where `match`, `includes`, `pattern`, `exact` and `f1` score the same samples over two epochs, or [the tool-using one](imports/I01/tools.html) with its transcripts.
+- I01 holds logs that Inspect AI wrote running its evaluations against its offline mock model (`mockllm/model`), so the answers are canned, not a real model's. The scores of Inspect's deterministic scorers, each epoch reduction and each metric are recomputed from the log, and the record is derived from the log again: see [the scorers evaluation](imports/I01/scorers.html), where `match`, `includes`, `pattern`, `exact` and `f1` score the same samples over [2](#registered) epochs, or [the tool-using one](imports/I01/tools.html) with its transcripts.
 - I02 holds an OpenTelemetry trace export and log export that the OpenTelemetry Python SDK wrote while an agent called a local mock server: see [its runs, calls and tool executions](imports/I02/otel/agent.otlp.html), each held to what another part of the export says.
 
 The commands that bring such files in are in `docs/BRING-YOUR-OWN-RUNS.md`.

@@ -14,15 +14,15 @@ Every measured number below is bound to the figure it claims and recomputed from
 
 A cost on these pages is the token usage each provider call reported, priced with the table the experiment registered before its runs, summed per run and averaged per task. It is not what a provider would bill: billing may round, charge minimums, discount cached or batched input in ways the registered table does not list, and include calls that no record holds.
 
-When a call's usage was lost (it timed out, or the run's time limit cut it), its cost is neither zero nor guessed. It is carried as a bound, from no output at all to the whole output budget at the prompt the harness reserved, so a figure that includes it is a range: the ladder in E02 cost [](#E02.ladder.cost_per_task_usd) per task, and the study as a whole cost [](#study.total_cost_usd).
+When a call's usage was lost (it timed out, or the run's time limit cut it), its cost is neither left out nor guessed. It is carried as a bound, from no output at all to the whole output budget at the prompt the harness reserved, so a figure that includes it is a range: the ladder in E02 cost [](#E02.ladder.cost_per_task_usd) per task, and the study as a whole cost [](#study.total_cost_usd).
 
 ## How far the figures reach
 
-- Three fixture tasks are evidence about those tasks, not a ranking of models. Each policy of E02 ran [](#E02.ladder.runs) cells; across seeds, the pass rate of always-large, [](#E02.always-large.pass_rate_pct), has a standard deviation of [](#E02.always-large.pass_rate_sd_pct).
+- The [3](#registered) fixture tasks are evidence about those tasks, not a ranking of models. Each policy of E02 ran [](#E02.ladder.runs) cells; across seeds, the pass rate of always-large, [](#E02.always-large.pass_rate_pct), has a standard deviation of [](#E02.always-large.pass_rate_sd_pct).
 - The runs are simulated: the figures describe the simulator's scripted agent and provider, calibrated to the shape of a real study, not any real model.
 - Throughput is output tokens over each call's whole latency, and it changes during a day: the small tier slows as the simulated day goes on, so a latency figure holds for the hours it was measured in. E02's ladder, which starts on the small tier, ran at [](#E02.ladder.throughput_tps).
 - E03 was stopped by a recorded deviation before its grid was complete. Its figures stand for part of the grid, and no claim here rests on them.
-- Seeds vary the scripted provider's answers. With a real provider at temperature zero they would measure its nondeterminism; sampling variety would need an experiment of its own.
+- Seeds vary the scripted provider's answers. With a real provider at temperature [0](#registered) they would measure its nondeterminism; sampling variety would need an experiment of its own.
 ";
 
 /// `docs/memos/provider-feedback.md`.
@@ -35,9 +35,9 @@ What we tried, what happened, and what we ask for, the most important first.
 ## What happened
 
 - A call that timed out returned no usage, so its cost became a bound: the ladder in E02 recorded [](#E02.ladder.timeouts) timeout, and its cost per task is [](#E02.ladder.cost_per_task_usd), a range instead of a figure.
-- Reasoning spends the output budget. With the smaller budget of E01, always-medium stopped on its budget [](#E01.always-medium.truncations) times; with E02's budget of [8,192](#registered) output tokens its pass rate was [](#study.medium_recovery_points) [higher](#diff(E02.always-medium.pass_rate_pct,E01.always-medium.pass_rate_pct)) than in E01.
+- Reasoning spends the output budget. With E01's budget of [2,048](#registered) output tokens, always-medium stopped on its budget [](#E01.always-medium.truncations) times; with E02's budget of [8,192](#registered) output tokens its pass rate was [](#study.medium_recovery_points) [higher](#diff(E02.always-medium.pass_rate_pct,E01.always-medium.pass_rate_pct)) than in E01.
 - Throughput differs by tier: in E02, always-medium's calls ran at [](#E02.always-medium.throughput_tps) and always-large's at [](#E02.always-large.throughput_tps).
-- The large tier reports no prompt-cache counters, so the cache use of its calls is shown as not reported, never as zero.
+- The large tier reports no prompt-cache counters, so the cache use of its calls is shown as not reported, never as none.
 
 ## What we ask for
 

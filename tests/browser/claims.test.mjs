@@ -81,3 +81,37 @@ test("a claim's number edited in a memo fails by name, resealed or not", async (
   assert.deepEqual(result.failures.filter(isManifestFailure), []);
   assert.ok(claimFailures(result).some((f) => f.startsWith(expected)), claimFailures(result).join("\n"));
 });
+
+test("words that claim in a memo fail by their word", async () => {
+  const copy = copySite(site);
+  const file = join(copy, MEMO);
+  const text = readFileSync(file, "utf8");
+  const rates = "change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct)";
+  const forged = text.replace("[83.3%](#E02.ladder.pass_rate_pct)", `[faster](#${rates}), nine in ten, dearer`);
+  assert.notEqual(forged, text);
+  writeFileSync(file, forged);
+  const line = forged.split("\n").findIndex((l) => l.includes("nine in ten")) + 1;
+  const { result } = await verifyAt(browser, copy, MEMO_PAGE);
+  assert.equal(result.status, "failed", result.text);
+  const failures = claimFailures(result);
+  for (const expected of [
+    `${MEMO} | ✗ ${MEMO}: line ${line}: [faster](#${rates}) recorded faster; recomputed \`faster\` describes a time, but the figure is a rate`,
+    `${MEMO} | ✗ ${MEMO}: line ${line}: nine in ten recorded nine in ten; recomputed a number written in words`,
+    `${MEMO} | ✗ ${MEMO}: line ${line}: dearer recorded dearer; recomputed a comparison typed by hand`,
+  ]) {
+    assert.ok(failures.some((f) => f.startsWith(expected)), `${expected}\n${failures.join("\n")}`);
+  }
+});
+
+test("the whole site's Verify holds a showcase note's number to the claim rules", async () => {
+  const copy = copySite(site);
+  const file = join(copy, "data/showcase/showcase.json");
+  const text = readFileSync(file, "utf8");
+  const forged = text.replace("A ladder that escalated from small to large", "A ladder that passed l00% of tasks, escalated from small to large");
+  assert.notEqual(forged, text);
+  writeFileSync(file, forged);
+  const { result } = await verifyAt(browser, copy, "verify.html");
+  assert.equal(result.status, "failed", result.text);
+  const expected = "✗ data/showcase/showcase.json: runs[0].note: l00% recorded l00%; recomputed a number written with letters that look like digits";
+  assert.ok(claimFailures(result).some((f) => f.includes(expected)), claimFailures(result).join("\n"));
+});

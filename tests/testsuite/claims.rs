@@ -483,3 +483,269 @@ fn named_figures_resolve_once_however_they_nest() {
     assert_exit(&build_strict(dir.path()), 0, "nested names");
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
+
+const RATE_CHANGE: &str = "change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct)";
+const TIME_CHANGE: &str = "change(E02.ladder.mean_time_s,E02.always-large.mean_time_s)";
+
+#[test]
+fn a_direction_word_bound_to_a_figure_of_another_kind_fails_naming_the_kind() {
+    // The ladder is slower than always-large (70.6 s against 15.9 s) but
+    // passes more tasks: `faster` bound to the change of pass rates once
+    // showed "faster ✓".
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        &format!(
+            "Simulated: the ladder is [faster](#{RATE_CHANGE}), and [cheaper](#{TIME_CHANGE})."
+        ),
+    );
+    fails_with(
+        dir.path(),
+        &[
+            &format!("headline: [faster](#{RATE_CHANGE}): recorded faster; recomputed `faster` describes a time, but the figure is a rate"),
+            &format!("headline: [cheaper](#{TIME_CHANGE}): recorded cheaper; recomputed `cheaper` describes a cost, but the figure is a time"),
+        ],
+    );
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains("faster<span class=\"mark\"> ✗ `faster` describes a time, but the figure is a rate</span>"),
+        "the page shows why"
+    );
+    // The words that describe these kinds hold, as does a word of any kind.
+    set_headline(
+        dir.path(),
+        &format!("Simulated: the ladder is [slower](#{TIME_CHANGE}) and passes [more](#{RATE_CHANGE}) tasks, [7.1% higher](#{RATE_CHANGE}), at [lower](#{LADDER_CHANGE}) cost: [cheaper](#{LADDER_CHANGE})."),
+    );
+    assert_exit(&build_strict(dir.path()), 0, "words of the figures' kinds");
+}
+
+#[test]
+fn a_headline_of_comparison_words_bound_to_nothing_fails_under_strict() {
+    let dir = sample_copy();
+    set_headline(
+        dir.path(),
+        "Simulated: the ladder is dearer per task than always-large and passed fewer tasks.",
+    );
+    fails_with(
+        dir.path(),
+        &[
+            "E02/summary.json: headline: dearer: recorded dearer; recomputed a comparison typed by hand: bind it to the change or difference it claims",
+            "E02/summary.json: headline: fewer: recorded fewer; recomputed a comparison typed by hand",
+        ],
+    );
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains(
+            "dearer<span class=\"mark\"> ✗ a comparison typed by hand, not bound to a figure"
+        ),
+        "the page marks the word"
+    );
+    // In a memo too, by line; marked not measured, the word passes.
+    set_headline(dir.path(), "Simulated.");
+    let memo = dir.path().join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    let line = text.lines().count() + 2;
+    fs::write(&memo, format!("{text}\nThe ladder is costlier.\n")).expect("write");
+    fails_with(
+        dir.path(),
+        &[&format!(
+            "docs/memos/E02-corrections.md: line {line}: costlier: recorded costlier"
+        )],
+    );
+    fs::write(
+        &memo,
+        format!("{text}\nThe ladder is [costlier](#registered).\n"),
+    )
+    .expect("write");
+    assert_exit(&build_strict(dir.path()), 0, "marked not measured");
+}
+
+#[test]
+fn numbers_in_words_roman_numerals_and_look_alikes_fail_as_numbers_typed_by_hand() {
+    let dir = sample_copy();
+    let findings = [
+        (
+            "The ladder passed ninety-seven percent of tasks.",
+            "ninety-seven percent",
+            "a number written in words",
+        ),
+        (
+            "Nine in ten runs passed.",
+            "Nine in ten",
+            "a number written in words",
+        ),
+        (
+            "Always-large passed a hundred per cent of them.",
+            "a hundred per cent",
+            "a number written in words",
+        ),
+        (
+            "It passed IV of the tasks.",
+            "IV",
+            "a number written as a Roman numeral",
+        ),
+        (
+            "It passed l00% of tasks.",
+            "l00%",
+            "a number written with letters that look like digits",
+        ),
+        (
+            "It cost O.5 of always-large's.",
+            "O.5",
+            "a number written with letters that look like digits",
+        ),
+        ("It passed 1OO% of tasks.", "1OO%", "a number typed by hand"),
+    ];
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!(findings.iter().map(|f| f.0).collect::<Vec<_>>());
+    });
+    let needles: Vec<String> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, (_, number, form))| {
+            format!(
+                "E02/summary.json: findings[{i}]: {number}: recorded {number}; recomputed {form}"
+            )
+        })
+        .collect();
+    fails_with(
+        dir.path(),
+        &needles.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let page = fs::read_to_string(dir.path().join("site/experiments/E02.html")).expect("page");
+    assert!(
+        page.contains(
+            "ninety-seven percent<span class=\"mark\"> ✗ written in words, not bound to a figure"
+        ),
+        "the page marks the words"
+    );
+    // Bound, a number must be written in digits.
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!(["It passed [five in six, 83.3%](#E02.ladder.pass_rate_pct)."]);
+    });
+    fails_with(
+        dir.path(),
+        &["holds a number written in words (`five in six`): write the figure in digits"],
+    );
+    // Ordinary words are not numbers: the pronoun, ordinals, `one` as a
+    // pronoun, a Roman-looking abbreviation.
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!([
+            "I read the first run and the third one; no one set up CI for it, and each one is a mix of tasks."
+        ]);
+    });
+    assert_exit(&build_strict(dir.path()), 0, "ordinary words");
+}
+
+#[test]
+fn a_number_in_any_prose_a_page_shows_is_a_claim_or_fails_naming_its_field() {
+    // Each field a page shows as the study's prose, with a number or a
+    // comparison typed into it: a correction's reason, a secondary
+    // analysis's description, a named figure's label, a showcase note, the
+    // showcase's narrative, and a code span in a memo.
+    let dir = sample_copy();
+    let root = dir.path();
+    edit_json(&root.join(E02_SUMMARY), |s| {
+        s["corrections"][0]["reason"] = json!("The first figure was 89%.");
+        s["secondary"][0]["description"] = json!("Counting reruns, nine in ten tasks pass.");
+    });
+    edit_json(&root.join("experiments/study.json"), |s| {
+        s["figures"]["cost_per_run_usd"]["label"] = json!("Spend per run, $0.004 or so");
+    });
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][0]["note"] = json!("A ladder that escalated, dearer than always-large.");
+    });
+    let narrative = root.join("showcase/NARRATIVE.md");
+    let text = fs::read_to_string(&narrative).expect("narrative");
+    let narrative_line = text.lines().count() + 2;
+    fs::write(
+        &narrative,
+        format!("{text}\nThe ladder passed 94% of tasks.\n"),
+    )
+    .expect("write");
+    let memo = root.join("docs/memos/E02-corrections.md");
+    let text = fs::read_to_string(&memo).expect("memo");
+    let memo_line = text.lines().count() + 2;
+    fs::write(
+        &memo,
+        format!("{text}\nThe ladder passed `89%` of tasks on `gpt-4o-mini`.\n"),
+    )
+    .expect("write");
+    fails_with(
+        root,
+        &[
+            "E02/summary.json: corrections[0].reason: 89%: recorded 89%; recomputed a number typed by hand",
+            "E02/summary.json: secondary[0].description: nine in ten: recorded nine in ten; recomputed a number written in words",
+            "study.json: figures[cost_per_run_usd].label: $0.004: recorded $0.004",
+            "showcase/showcase.json: runs[0].note: dearer: recorded dearer; recomputed a comparison typed by hand",
+            &format!("showcase/NARRATIVE.md: line {narrative_line}: 94%: recorded 94%"),
+            &format!("docs/memos/E02-corrections.md: line {memo_line}: 89%: recorded 89%"),
+        ],
+    );
+    let out = build_strict(root);
+    assert!(
+        !stdout(&out).contains("4o") && !stderr(&out).contains("4o"),
+        "an identifier in a code span is not read"
+    );
+    // Each page marks what its prose claims.
+    let page = |path: &str| fs::read_to_string(root.join("site").join(path)).expect(path);
+    let experiment = page("experiments/E02.html");
+    assert!(
+        experiment.contains("89%<span class=\"mark\"> ✗ typed by hand"),
+        "reason"
+    );
+    assert!(
+        experiment.contains("nine in ten<span class=\"mark\"> ✗ written in words"),
+        "description"
+    );
+    assert!(
+        page("index.html").contains("$0.004<span class=\"mark\"> ✗ typed by hand"),
+        "label"
+    );
+    let showcase = page("showcase.html");
+    assert!(
+        showcase.contains("dearer<span class=\"mark\"> ✗ a comparison typed by hand"),
+        "note"
+    );
+    assert!(
+        showcase.contains("94%<span class=\"mark\"> ✗ typed by hand"),
+        "narrative"
+    );
+    let memo_page = page("docs/memos/E02-corrections.html");
+    assert!(
+        memo_page
+            .contains("<code><span class=\"claim fail\">89%<span class=\"mark\"> ✗ typed by hand"),
+        "a code span's number is marked"
+    );
+    assert!(
+        memo_page.contains("<code>gpt-4o-mini</code>"),
+        "an identifier stays code"
+    );
+}
+
+#[test]
+fn bound_numbers_in_that_prose_pass_and_documentation_says_its_numbers_are_not_claims() {
+    let dir = sample_copy();
+    let root = dir.path();
+    edit_json(&root.join(E02_SUMMARY), |s| {
+        s["corrections"][1]["reason"] = json!(
+            "The first figure counted a rerun; the registration keeps the stopped run, so the ladder passed [83.3%](#E02.ladder.pass_rate_pct)."
+        );
+    });
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][3]["note"] = json!(
+            "A call timed out and lost its usage: the ladder recorded [](#E02.ladder.timeouts) timeout, and its cost is a bound."
+        );
+    });
+    assert_exit(&build_strict(root), 0, "bound numbers");
+    let doc = fs::read_to_string(root.join("site/docs/FORMAT.html")).expect("doc");
+    assert!(
+        doc.contains("Documentation: its numbers describe the tool and its formats, not this study's results; they are not claims and are not recomputed."),
+        "a documentation page says so"
+    );
+    // A reference to no figure in a note is bad input naming the field.
+    edit_json(&root.join("showcase/showcase.json"), |s| {
+        s["runs"][0]["note"] = json!("It passed [83.3%](#E02.ladder.pass_rate).");
+    });
+    refused(root, &["showcase/showcase.json: runs[0].note: [83.3%](#E02.ladder.pass_rate): no figure `pass_rate`"]);
+}

@@ -282,6 +282,70 @@ fn a_resealed_claim_and_the_page_that_shows_it_fail_together() {
 }
 
 #[test]
+fn resealed_words_that_claim_fail_by_their_word() {
+    // The forger rewrites the headline's record: the cost change becomes
+    // `faster` bound to the change of pass rates (the ladder is slower),
+    // and prose claims in words, a Roman numeral, look-alike digits and a
+    // comparison bound to nothing, every digest resealed. Each fails by
+    // its word, natively and over the records alone (as the browser does).
+    let dir = built();
+    let site = dir.path().join("site");
+    replace_in(
+        &site.join("data/E02/summary.json"),
+        "[2.3–4.2% lower](#change(E02.ladder.cost_per_task_usd,E02.always-large.cost_per_task_usd)) cost per task",
+        "[faster](#change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct)) per task, passing nine in ten tasks, IV of them l00% right and dearer",
+    );
+    reseal(&site);
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "resealed words");
+    let text = stdout(&out);
+    for needle in [
+            "FAIL data/E02/summary.json: headline: [faster](#change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct)): recorded faster; recomputed `faster` describes a time, but the figure is a rate",
+            "FAIL data/E02/summary.json: headline: nine in ten: recorded nine in ten; recomputed a number written in words",
+            "FAIL data/E02/summary.json: headline: IV: recorded IV; recomputed a number written as a Roman numeral",
+            "FAIL data/E02/summary.json: headline: l00%: recorded l00%; recomputed a number written with letters that look like digits",
+            "FAIL data/E02/summary.json: headline: dearer: recorded dearer; recomputed a comparison typed by hand",
+    ] {
+        assert!(text.contains(needle), "no `{needle}` in\n{text}");
+    }
+    let out = verify(&site, &["--records-only"]);
+    assert_exit(&out, 1, "records only");
+    assert!(stdout(&out).contains("5 fail"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_resealed_number_in_a_showcase_note_or_a_correction_fails_by_its_field() {
+    // Prose outside the headline and findings, rewritten in the records
+    // and resealed: a showcase note and a correction's reason each claim a
+    // number no figure backs.
+    let dir = built();
+    let site = dir.path().join("site");
+    replace_in(
+        &site.join("data/showcase/showcase.json"),
+        "A ladder that escalated from small to large",
+        "A ladder that passed l00% of tasks, escalated from small to large",
+    );
+    replace_in(
+        &site.join("data/E02/summary.json"),
+        "Its cost is now carried as a bound.",
+        "Its cost is now carried as a bound, ninety-seven percent of the first.",
+    );
+    reseal(&site);
+    let out = verify(&site, &[]);
+    assert_exit(&out, 1, "resealed prose");
+    let text = stdout(&out);
+    for needle in [
+        "FAIL data/showcase/showcase.json: runs[0].note: l00%: recorded l00%; recomputed a number written with letters that look like digits",
+        "FAIL data/E02/summary.json: corrections[0].reason: ninety-seven percent: recorded ninety-seven percent; recomputed a number written in words",
+    ] {
+        assert!(text.contains(needle), "no `{needle}` in\n{text}");
+    }
+    let out = verify(&site, &["--records-only"]);
+    assert_exit(&out, 1, "records only");
+    assert!(stdout(&out).contains("2 fail"), "{}", stdout(&out));
+}
+
+#[test]
 fn a_dropped_run_rebuilt_into_a_consistent_site_is_caught_by_the_pin() {
     // The strongest forgery: the inconvenient run and its results row
     // deleted from the input and the whole site built again. It is

@@ -106,7 +106,8 @@ fn run_page(
 #[derive(Serialize)]
 struct ShowcasePick {
     run: String,
-    note: String,
+    /// Its note, a claim: HTML with each number's mark.
+    note_html: String,
     href: String,
 }
 
@@ -272,13 +273,17 @@ pub fn render(
             .iter()
             .map(|r| ShowcasePick {
                 run: r.run.clone(),
-                note: r.note.clone(),
+                note_html: site::parts_html(&site::claim_parts(&r.note, &figures)),
                 href: run_href(&r.run),
             })
             .collect();
         let ctx = minijinja::context! {
             title => &showcase.showcase.title,
-            narrative_html => crate::markdown::render_below(&showcase.narrative, 1),
+            narrative_html => crate::markdown::render_memo(
+                &showcase.narrative,
+                &site::MemoClaims { figures: &figures },
+                1,
+            ),
             picks => picks,
         };
         out.write("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
@@ -295,7 +300,7 @@ pub fn render(
             memo => memo,
             claims => if memo { site::memo_rows(&doc.markdown, &figures) } else { Vec::new() },
             html => if memo {
-                crate::markdown::render_memo(&doc.markdown, &site::MemoClaims { figures: &figures })
+                crate::markdown::render_memo(&doc.markdown, &site::MemoClaims { figures: &figures }, 0)
             } else {
                 crate::markdown::render(&doc.markdown)
             },

@@ -30,8 +30,14 @@ pub enum ClaimPart {
     },
     /// A number marked as not measured (a date, a limit).
     Registered { text: String },
-    /// A number typed by hand.
-    Typed { text: String },
+    /// A number typed by hand (in digits, in words, as a Roman numeral or
+    /// with look-alike letters), or a comparison word bound to nothing.
+    Typed {
+        text: String,
+        /// How it is written, as the page says it: `typed by hand`,
+        /// `written in words`, ….
+        form: &'static str,
+    },
 }
 
 /// The parts of claim `text`, judged against `figures`.
@@ -70,6 +76,7 @@ fn parts_with(text: &str, bound: &dyn Fn(&str, &claims::Target) -> ClaimPart) ->
     let Ok(segments) = syntax::parse(text) else {
         return vec![ClaimPart::Typed {
             text: text.to_string(),
+            form: claims::words::Form::Digits.mark(),
         }];
     };
     let mut out = Vec::new();
@@ -160,11 +167,12 @@ pub fn memo_rows(markdown: &str, figures: &Figures<'_>) -> Vec<ClaimRow> {
     claim_rows(&parts)
 }
 
-/// Prose split around the numbers typed into it by hand.
+/// Prose split around the numbers and comparisons typed into it by hand.
 fn prose_parts(prose: &str, out: &mut Vec<ClaimPart>) {
     let mut rest = prose;
-    for number in syntax::hand_typed(prose) {
-        // `hand_typed` returns slices of `prose`, in order.
+    for found in syntax::unbound(prose) {
+        // `unbound` returns slices of `prose`, in order.
+        let number = found.text;
         let at = number.as_ptr() as usize - rest.as_ptr() as usize;
         if at > 0 {
             out.push(ClaimPart::Text {
@@ -173,6 +181,7 @@ fn prose_parts(prose: &str, out: &mut Vec<ClaimPart>) {
         }
         out.push(ClaimPart::Typed {
             text: number.to_string(),
+            form: found.form.mark(),
         });
         rest = &rest[at + number.len()..];
     }
@@ -218,9 +227,10 @@ pub fn parts_html(parts: &[ClaimPart]) -> String {
                 escape::html(shown),
                 escape::html(recomputed)
             )),
-            ClaimPart::Typed { text } => out.push_str(&format!(
-                "<span class=\"claim fail\">{}<span class=\"mark\"> ✗ typed by hand, not bound to a figure</span></span>",
-                escape::html(text)
+            ClaimPart::Typed { text, form } => out.push_str(&format!(
+                "<span class=\"claim fail\">{}<span class=\"mark\"> ✗ {}, not bound to a figure</span></span>",
+                escape::html(text),
+                escape::html(form)
             )),
         }
     }

@@ -12,7 +12,7 @@ use receipts_verifier::model::{
     MODEL_CHECK_FILE,
 };
 use receipts_verifier::numbers::rounded;
-use receipts_verifier::verify::{display, ExperimentVerification, Receipt, Status};
+use receipts_verifier::verify::{display, summary_claims, ExperimentVerification, Receipt, Status};
 
 use receipts_verifier::claims::{Figures, Within};
 
@@ -153,7 +153,8 @@ pub struct HypothesisView {
 #[derive(Debug, Clone, Serialize)]
 pub struct SecondaryView {
     pub label: String,
-    pub description: String,
+    /// Its description, a claim: HTML with each number's mark.
+    pub description_html: String,
     pub tables: AnalysisTables,
 }
 
@@ -167,7 +168,8 @@ pub struct CorrectionView {
     pub field: String,
     pub original: String,
     pub corrected: String,
-    pub reason: String,
+    /// Why it was corrected, a claim: HTML with each number's mark.
+    pub reason_html: String,
     pub corrected_at: String,
 }
 
@@ -537,7 +539,7 @@ pub fn experiment_view(
                     let recomputed = v.secondary.get(&sec.id).unwrap_or(&empty);
                     SecondaryView {
                         label: sec.label.clone(),
-                        description: sec.description.clone(),
+                        description_html: parts_html(&claim_parts(&sec.description, study)),
                         tables: tables.analysis(
                             &format!("secondary[{}]", sec.id),
                             Some(&sec.numbers),
@@ -641,9 +643,9 @@ pub fn experiment_view(
             .collect(),
         claims: summary
             .map(|s| {
-                let parts: Vec<ClaimPart> = std::iter::once(&s.headline)
-                    .chain(&s.findings)
-                    .flat_map(|t| claim_parts(t, study))
+                let parts: Vec<ClaimPart> = summary_claims(s)
+                    .into_iter()
+                    .flat_map(|(_, t)| claim_parts(t, study))
                     .collect();
                 claim_rows(&parts)
             })
@@ -661,7 +663,7 @@ pub fn experiment_view(
                 field: c.field.clone(),
                 original: display(&c.original),
                 corrected: display(&c.corrected),
-                reason: c.reason.clone(),
+                reason_html: parts_html(&claim_parts(&c.reason, study)),
                 corrected_at: c.corrected_at.clone(),
             })
             .collect(),

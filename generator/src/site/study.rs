@@ -161,7 +161,9 @@ pub struct RunsLink {
 pub struct StudyFigureRow {
     /// How a claim names it, e.g. `study.total_cost_usd`.
     pub name: String,
-    pub label: String,
+    /// What it is, as HTML: a named figure's label is a claim, shown with
+    /// each number's mark.
+    pub label_html: String,
     /// What it is computed from (named figures).
     pub of: Option<String>,
     pub value: String,
@@ -366,13 +368,16 @@ pub fn study_view(corpus: &Corpus, verified: &Verified, views: &[ExperimentView]
         ),
     ]
     .into_iter()
-    .map(|(name, label)| figure_row(&figures, name, label, None))
+    .map(|(name, label)| figure_row(&figures, name, crate::escape::html(label), None))
     .collect();
     let named = study(corpus)
         .map(|s| {
             s.figures
                 .iter()
-                .map(|(name, f)| figure_row(&figures, name, &f.label, Some(f.of.clone())))
+                .map(|(name, f)| {
+                    let label = super::parts_html(&super::claim_parts(&f.label, &figures));
+                    figure_row(&figures, name, label, Some(f.of.clone()))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -392,14 +397,14 @@ pub fn study_view(corpus: &Corpus, verified: &Verified, views: &[ExperimentView]
 fn figure_row(
     figures: &Figures<'_>,
     name: &str,
-    label: &str,
+    label_html: String,
     of: Option<String>,
 ) -> StudyFigureRow {
     let figure = syntax::Figure::Study(name.to_string());
     let value = figures.figure(&figure);
     StudyFigureRow {
         name: figure.to_string(),
-        label: label.to_string(),
+        label_html,
         of,
         pass: value.is_ok(),
         value: match value {

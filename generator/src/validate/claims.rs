@@ -1,12 +1,14 @@
 //! Claims name figures that exist, in the unit they write, and the study's
-//! named figures are not defined through themselves: a headline, a finding,
-//! a memo or `study.json` that fails this is bad input, named by file, line
+//! named figures are not defined through themselves: a summary's claims (its
+//! headline, findings, secondary analyses' descriptions, corrections'
+//! reasons), a memo, the showcase's notes and narrative or `study.json`
+//! (its figures and their labels) that fails this is bad input, named by file, line
 //! and reference, with the nearest names that exist.
 
 use receipts_verifier::claims::check::{cycle, Names, TOTALS};
 use receipts_verifier::claims::syntax;
 use receipts_verifier::model::STUDY_FILE;
-use receipts_verifier::verify::MEMOS_DIR;
+use receipts_verifier::verify::{showcase_narrative, summary_claims, MEMOS_DIR};
 
 use crate::error::InputError;
 use crate::load::Corpus;
@@ -83,14 +85,7 @@ pub fn claims(corpus: &Corpus) -> Result<(), InputError> {
             continue;
         };
         let file = format!("experiments/{}/summary.json", e.dir);
-        let texts = std::iter::once(("headline".to_string(), &summary.headline)).chain(
-            summary
-                .findings
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (format!("findings[{i}]"), f)),
-        );
-        for (field, text) in texts {
+        for (field, text) in summary_claims(summary) {
             if let Err((reference, why)) = names.check_claim(text) {
                 return Err(InputError::at(
                     &file,
@@ -100,11 +95,44 @@ pub fn claims(corpus: &Corpus) -> Result<(), InputError> {
             }
         }
     }
-    for doc in corpus.docs.iter().filter(|d| d.path.starts_with(MEMOS_DIR)) {
-        for (i, line) in syntax::memo_prose(&doc.markdown).iter().enumerate() {
+    if let Some((study, bytes)) = study {
+        for (name, figure) in &study.figures {
+            if let Err((reference, why)) = names.check_claim(&figure.label) {
+                let field = format!("figures.{name}.label");
+                return Err(InputError::at(
+                    format!("experiments/{STUDY_FILE}"),
+                    place(Some(bytes), &reference, &field),
+                    format!("{reference}: {why}"),
+                ));
+            }
+        }
+    }
+    let mut markdown: Vec<(String, &str)> = corpus
+        .docs
+        .iter()
+        .filter(|d| d.path.starts_with(MEMOS_DIR))
+        .map(|d| (format!("docs/{}", d.path), d.markdown.as_str()))
+        .collect();
+    if let Some(showcase) = &corpus.showcase {
+        for (i, run) in showcase.showcase.runs.iter().enumerate() {
+            if let Err((reference, why)) = names.check_claim(&run.note) {
+                return Err(InputError::at(
+                    "showcase/showcase.json",
+                    format!("runs[{i}].note"),
+                    format!("{reference}: {why}"),
+                ));
+            }
+        }
+        markdown.push((
+            showcase_narrative(&showcase.showcase),
+            showcase.narrative.as_str(),
+        ));
+    }
+    for (file, text) in markdown {
+        for (i, line) in syntax::memo_prose(text).iter().enumerate() {
             if let Err((reference, why)) = names.check_claim(line) {
                 return Err(InputError::at(
-                    format!("docs/{}", doc.path),
+                    &file,
                     format!("line {}", i + 1),
                     format!("{reference}: {why}"),
                 ));

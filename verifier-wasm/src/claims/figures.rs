@@ -10,6 +10,7 @@ use crate::decide::Analyses;
 use crate::model::Analysis;
 
 use super::judge::Bound;
+use super::kind::Kind;
 use super::syntax::{Figure, FigurePath, Target};
 use super::unit::Unit;
 
@@ -31,8 +32,8 @@ pub struct Figures<'a> {
     /// The study's totals, recomputed.
     totals: BTreeMap<String, Result<Bound, String>>,
     /// The study's named derived figures, each resolved once: its value
-    /// (or why it has none) and its unit.
-    named: BTreeMap<String, (Result<Bound, String>, Unit)>,
+    /// (or why it has none), its unit and its kind.
+    named: BTreeMap<String, Resolved>,
     /// The named figures defined as a change or a difference (directly or
     /// through another name): a claim may say which way they go.
     derived: BTreeSet<String>,
@@ -42,10 +43,13 @@ pub struct Figures<'a> {
 /// this is refused rather than followed).
 const MAX_DEPTH: usize = 64;
 
+/// A named figure resolved: its value (or why it has none), unit and kind.
+type Resolved = (Result<Bound, String>, Unit, Kind);
+
 /// A named figure while the names are resolved.
 enum Slot {
     Visiting,
-    Done(Result<Bound, String>, Unit),
+    Done(Resolved),
 }
 
 impl<'a> Figures<'a> {
@@ -76,7 +80,7 @@ impl<'a> Figures<'a> {
         self.named = slots
             .into_iter()
             .filter_map(|(name, slot)| match slot {
-                Slot::Done(value, unit) => Some((name.to_string(), (value, unit))),
+                Slot::Done(resolved) => Some((name.to_string(), resolved)),
                 Slot::Visiting => None,
             })
             .collect();
@@ -88,13 +92,14 @@ impl<'a> Figures<'a> {
         named: &'n BTreeMap<String, Target>,
         slots: &mut BTreeMap<&'n str, Slot>,
         depth: usize,
-    ) -> (Result<Bound, String>, Unit) {
+    ) -> Resolved {
         match slots.get(name) {
-            Some(Slot::Done(value, unit)) => return (value.clone(), *unit),
+            Some(Slot::Done(resolved)) => return resolved.clone(),
             Some(Slot::Visiting) => {
                 return (
                     Err(format!("`study.{name}` is defined through itself")),
                     Unit::Count,
+                    Kind::Count,
                 )
             }
             None => {}
@@ -103,6 +108,7 @@ impl<'a> Figures<'a> {
             return (
                 Err(format!("no study figure `{name}`")),
                 Unit::of_name(name),
+                Kind::of_name(name),
             );
         };
         if self.totals.contains_key(name) {
@@ -111,8 +117,9 @@ impl<'a> Figures<'a> {
                     "`study.{name}` is a total; a named figure cannot take its name"
                 )),
                 Unit::of_name(name),
+                Kind::of_name(name),
             );
-            slots.insert(key, Slot::Done(done.0.clone(), done.1));
+            slots.insert(key, Slot::Done(done.clone()));
             return done;
         }
         if depth >= MAX_DEPTH {
@@ -121,21 +128,26 @@ impl<'a> Figures<'a> {
                     "`study.{name}` is defined more than {MAX_DEPTH} names deep"
                 )),
                 Unit::Count,
+                Kind::Count,
             );
         }
         slots.insert(key, Slot::Visiting);
         let mut values: Vec<Result<Bound, String>> = Vec::new();
         let mut units: Vec<Unit> = Vec::new();
+        let mut kinds: Vec<Kind> = Vec::new();
         for f in target.figures() {
-            let (v, u) = match f {
+            let (v, u, k) = match f {
                 Figure::Study(other) if !self.totals.contains_key(other) => {
                     self.resolve(other, named, slots, depth + 1)
                 }
-                other => (self.figure(other), self.unit(other)),
+                other => (self.figure(other), self.unit(other), self.kind(other)),
             };
             values.push(v);
             units.push(u);
+            kinds.push(k);
         }
+        // A target's kind is its first figure's.
+        let kind = kinds.first().copied().unwrap_or(Kind::Count);
         let unit = Unit::of_target(target, |f| {
             let i = target.figures().iter().position(|g| *g == f).unwrap_or(0);
             units.get(i).copied().unwrap_or(Unit::Count)
@@ -156,8 +168,8 @@ impl<'a> Figures<'a> {
                 }
             })
         })();
-        slots.insert(key, Slot::Done(value.clone(), unit));
-        (value, unit)
+        slots.insert(key, Slot::Done((value.clone(), unit, kind)));
+        (value, unit, kind)
     }
 
     /// The figures of the experiment named `id`, if they were added.
@@ -257,7 +269,7 @@ impl<'a> Figures<'a> {
                     return total.clone();
                 }
                 match self.named.get(name) {
-                    Some((value, _)) => value.clone(),
+                    Some((value, _, _)) => value.clone(),
                     None => Err(format!(
                         "no study figure `{name}` ({})",
                         nearest(name, self.study_names().into_iter())
@@ -286,8 +298,25 @@ impl<'a> Figures<'a> {
             Figure::Study(name) => self
                 .named
                 .get(name)
-                .map_or_else(|| Unit::of_name(name), |(_, unit)| *unit),
+                .map_or_else(|| Unit::of_name(name), |(_, unit, _)| *unit),
         }
+    }
+
+    /// The kind of a figure (a named one's from its definition).
+    pub fn kind(&self, figure: &Figure) -> Kind {
+        match figure {
+            Figure::Policy(p) => Kind::of_name(&p.field),
+            Figure::Study(name) if self.totals.contains_key(name) => Kind::of_name(name),
+            Figure::Study(name) => self
+                .named
+                .get(name)
+                .map_or_else(|| Kind::of_name(name), |(_, _, kind)| *kind),
+        }
+    }
+
+    /// The kind of a target.
+    pub fn target_kind(&self, target: &Target) -> Kind {
+        Kind::of_target(target, |f| self.kind(f))
     }
 
     /// Whether a target is a change or a difference: a derived figure, or a

@@ -67,11 +67,12 @@ pub struct Claimed {
     pub within: bool,
 }
 
-/// Words that give a change or a difference its sign.
-const DOWN: [&str; 7] = [
+/// Words that give a change or a difference its sign: these go down…
+pub(crate) const DOWN: [&str; 7] = [
     "lower", "cheaper", "less", "fewer", "faster", "down", "smaller",
 ];
-const UP: [&str; 7] = [
+/// …and these up.
+pub(crate) const UP: [&str; 7] = [
     "higher", "dearer", "more", "slower", "up", "larger", "costlier",
 ];
 

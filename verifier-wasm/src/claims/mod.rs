@@ -8,13 +8,16 @@
 pub mod check;
 mod figures;
 pub mod judge;
+pub mod kind;
 pub mod syntax;
 pub mod unit;
+pub mod words;
 
 use crate::verify::Receipt;
 
 pub use figures::{nearest, ExperimentFigures, Figures, Within};
 pub use judge::Bound;
+pub use kind::Kind;
 pub use syntax::{Figure, FigurePath, Segment, Target};
 pub use unit::Unit;
 
@@ -23,28 +26,45 @@ pub use unit::Unit;
 /// with it, and, for a change or a difference, says which way (a sign word
 /// or a signed number); a direction alone (`[cheaper](#change(a,b))`) is
 /// read only of a change or a difference, and holds only when the whole
-/// bound lies on that side of zero.
+/// bound lies on that side of zero. A direction word describes the
+/// figure's kind (`faster` a time, `cheaper` a cost).
 pub fn judge_bound(text: &str, target: &Target, figures: &Figures<'_>) -> Result<Bound, String> {
     let figure = figures.evaluate(target)?;
     judge_text(
         text,
         figure,
-        figures.target_unit(target),
+        (figures.target_unit(target), figures.target_kind(target)),
         figures.is_derived(target),
     )?;
     Ok(figure)
 }
 
 /// Judges a bound number's text (empty: nothing to judge) against a
-/// figure in `unit`; `derived` for a change or a difference, whose text
-/// must say which way.
-pub fn judge_text(text: &str, figure: Bound, unit: Unit, derived: bool) -> Result<(), String> {
+/// figure in `unit` of `kind`; `derived` for a change or a difference,
+/// whose text must say which way.
+pub fn judge_text(
+    text: &str,
+    figure: Bound,
+    (unit, kind): (Unit, Kind),
+    derived: bool,
+) -> Result<(), String> {
     if text.trim().is_empty() {
         return Ok(());
     }
+    kind::describes(text, kind)?;
     if text.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
         return Err(format!(
             "`{text}` writes a number in other than ASCII digits"
+        ));
+    }
+    if let Some(found) = words::found(text)
+        .into_iter()
+        .find(|f| f.form != words::Form::Comparison)
+    {
+        return Err(format!(
+            "`{text}` holds {} (`{}`): write the figure in digits",
+            found.form.name(),
+            found.text
         ));
     }
     if !text.bytes().any(|b| b.is_ascii_digit()) {
@@ -167,14 +187,13 @@ pub fn bound_receipts(
     for segment in &segments {
         match segment {
             Segment::Text(prose) => {
-                for number in syntax::hand_typed(prose) {
+                for found in syntax::unbound(prose) {
+                    let number = found.text;
                     out.push(Receipt::new(
                         subject,
                         format!("{place}: {number}"),
                         number,
-                        format!(
-                            "a number typed by hand: bind it to the figure it claims, `[{number}](#{example})`, or mark it not measured, `[{number}](#registered)`"
-                        ),
+                        unbound_hint(found, example),
                         false,
                     ));
                 }
@@ -190,6 +209,24 @@ pub fn bound_receipts(
         }
     }
     out
+}
+
+/// Why an unbound number or comparison fails, and how to bind it.
+fn unbound_hint(found: words::Found<'_>, example: &str) -> String {
+    let text = found.text;
+    let mark = format!("or mark it not measured, `[{text}](#registered)`");
+    match found.form {
+        words::Form::Digits => format!(
+            "a number typed by hand: bind it to the figure it claims, `[{text}](#{example})`, {mark}"
+        ),
+        words::Form::Comparison => format!(
+            "a comparison typed by hand: bind it to the change or difference it claims, `[{text}](#change(a,b))`, {mark}"
+        ),
+        form => format!(
+            "{}: write it in digits bound to the figure it claims, `[…](#{example})`, {mark}",
+            form.name()
+        ),
+    }
 }
 
 /// The receipts of a Markdown memo: each line's claims, named by line.
@@ -318,6 +355,118 @@ mod tests {
         assert!(got[0].1.contains("does not say which way"), "{got:?}");
     }
 
+    /// A direction word says what kind of figure moved: `faster` a time,
+    /// `cheaper` a cost; bound to a figure of another kind it fails, naming
+    /// the word and the figure's kind.
+    #[test]
+    fn a_direction_word_bound_to_another_kind_fails() {
+        let rates = "(#change(E02.ladder.pass_rate_pct,E02.always-large.pass_rate_pct))";
+        let got = statuses(&format!("[faster]{rates}"));
+        assert_eq!(got[0].1, Status::Fail, "{got:?}");
+        assert_eq!(
+            got[0].2, "`faster` describes a time, but the figure is a rate",
+            "{got:?}"
+        );
+        let got = statuses(&format!("[7.1% cheaper]{rates}"));
+        assert!(got[0].2.contains("`cheaper` describes a cost"), "{got:?}");
+        let times = "(#diff(E02.ladder.mean_time_s,E02.always-large.mean_time_s))";
+        let got = statuses(&format!("[dearer]{times}"));
+        assert!(
+            got[0]
+                .2
+                .contains("`dearer` describes a cost, but the figure is a time"),
+            "{got:?}"
+        );
+        // A word of any kind, and a word of the figure's own kind, hold.
+        for text in [
+            format!("[higher]{rates}"),
+            format!("[7.1% more]{rates}"),
+            "[cheaper](#change(E02.ladder.cost_per_task_usd,E02.always-large.cost_per_task_usd))"
+                .to_string(),
+        ] {
+            let got = statuses(&text);
+            assert_eq!(got[0].1, Status::Pass, "{text}: {got:?}");
+        }
+    }
+
+    /// A comparison in prose is a claim: bound to nothing, it fails as a
+    /// number typed by hand does.
+    #[test]
+    fn a_comparison_bound_to_nothing_fails() {
+        let got = statuses(
+            "Simulated: dearer per task than always-large, the ladder passed fewer tasks.",
+        );
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].0, "headline: dearer");
+        assert_eq!(got[1].0, "headline: fewer");
+        assert!(
+            got.iter()
+                .all(|(_, s, why)| *s == Status::Fail
+                    && why.starts_with("a comparison typed by hand")),
+            "{got:?}"
+        );
+    }
+
+    /// Numbers written otherwise than in digits are numbers: unbound, each
+    /// fails naming the word; bound, the text must write the figure in digits.
+    #[test]
+    fn numbers_in_words_numerals_and_look_alikes_fail_unbound() {
+        for (text, number, form) in [
+            (
+                "passed ninety-seven percent of tasks",
+                "ninety-seven percent",
+                "a number written in words",
+            ),
+            (
+                "passed nine in ten tasks",
+                "nine in ten",
+                "a number written in words",
+            ),
+            (
+                "passed a hundred per cent of tasks",
+                "a hundred per cent",
+                "a number written in words",
+            ),
+            (
+                "passed half of the tasks",
+                "half",
+                "a number written in words",
+            ),
+            (
+                "passed IV of the tasks",
+                "IV",
+                "a number written as a Roman numeral",
+            ),
+            (
+                "passed l00% of tasks",
+                "l00%",
+                "a number written with letters that look like digits",
+            ),
+            (
+                "cost O.5 cents",
+                "O.5",
+                "a number written with letters that look like digits",
+            ),
+            ("passed 1OO% of tasks", "1OO%", "a number typed by hand"),
+        ] {
+            let got = statuses(text);
+            assert_eq!(got.len(), 1, "{text}: {got:?}");
+            assert_eq!(got[0].0, format!("headline: {number}"), "{text}");
+            assert_eq!(got[0].1, Status::Fail, "{text}");
+            assert!(got[0].2.starts_with(form), "{text}: {got:?}");
+        }
+        let got = statuses("[nine in ten, 83.3%](#E02.ladder.pass_rate_pct)");
+        assert_eq!(got[0].1, Status::Fail, "{got:?}");
+        assert!(
+            got[0]
+                .2
+                .contains("(`nine in ten`): write the figure in digits"),
+            "{got:?}"
+        );
+        // The pronoun and ordinary words are not numbers.
+        assert!(statuses("I checked each one; the first run, a mix of tasks, CI.").is_empty());
+    }
+
     #[test]
     fn the_corrected_headline_written_with_references_passes() {
         let got = statuses(
@@ -329,12 +478,15 @@ mod tests {
 
     #[test]
     fn the_first_published_headline_fails_typed_or_bound() {
-        // Typed by hand: each number fails as such.
+        // Typed by hand: each number fails as such, and so does the
+        // comparison.
         let got = statuses("The ladder passed 89% of tasks at 33% lower cost than always-large.");
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert!(got.iter().all(|(c, s, why)| *s == Status::Fail
-            && why.contains("typed by hand")
-            && c.contains('%')));
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got
+            .iter()
+            .all(|(_, s, why)| *s == Status::Fail && why.contains("typed by hand")));
+        assert!(got[..2].iter().all(|(c, _, _)| c.contains('%')));
+        assert_eq!(got[2].0, "headline: lower");
         // Bound: the pass rate to the primary analysis, the cost to its change.
         let got = statuses(
             "The ladder passed [89%](#E02.ladder.pass_rate_pct) at [33% lower](#change(E02.ladder.cost_per_task_usd,E02.always-large.cost_per_task_usd)) cost.",

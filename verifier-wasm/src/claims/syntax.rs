@@ -111,6 +111,8 @@ impl std::fmt::Display for FigurePath {
     }
 }
 
+use super::words::{self, Form, Found};
+
 /// The target that marks a number as not measured.
 pub const REGISTERED: &str = "registered";
 
@@ -285,9 +287,61 @@ pub fn hand_typed(prose: &str) -> Vec<&str> {
     out
 }
 
+/// Every number and comparison of `prose` that is not bound, in order:
+/// the numbers [`hand_typed`] in digits, and those [`super::words`] finds
+/// written otherwise (in words, as Roman numerals, with look-alike
+/// letters), and comparison words.
+pub fn unbound(prose: &str) -> Vec<Found<'_>> {
+    let mut all: Vec<Found<'_>> = hand_typed(prose)
+        .into_iter()
+        .map(|text| Found {
+            text,
+            form: Form::Digits,
+        })
+        .chain(words::found(prose))
+        .collect();
+    let at = |f: &Found<'_>| f.text.as_ptr() as usize - prose.as_ptr() as usize;
+    all.sort_by_key(|f| (at(f), std::cmp::Reverse(f.text.len())));
+    let mut out: Vec<Found<'_>> = Vec::new();
+    let mut reached = 0;
+    for f in all {
+        if at(&f) >= reached {
+            reached = at(&f) + f.text.len();
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Whether a code span is an identifier, which a claim does not read: one
+/// word of ASCII letters, digits and `_ . - / : @ +`, starting with a
+/// letter or `_` and holding a digit or one of those signs
+/// (`study.total_cost_usd`, `gpt-4o-mini`, `E02-release-brief-careful-s2-ladder`),
+/// in which nothing reads as a number or a comparison on its own and which
+/// is no multiplier (`x2`). Any other code span (`x = 5`, `8192`,
+/// `ninety-seven`, `O.5`) is prose.
+pub fn is_identifier(code: &str) -> bool {
+    const SIGNS: &str = "_.-/:@+";
+    let mut chars = code.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let multiplier = matches!(first, 'x' | 'X') && chars.next().is_some_and(|c| c.is_ascii_digit());
+    (first.is_ascii_alphabetic() || first == '_')
+        && !multiplier
+        && code
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || SIGNS.contains(c))
+        && code
+            .chars()
+            .any(|c| c.is_ascii_digit() || SIGNS.contains(c))
+        && words::found(code).is_empty()
+}
+
 /// The prose of a Markdown memo, line for line, with what is not a claim
-/// blanked: fenced code blocks, code spans, the address of a link that is
-/// not a claim (its text is kept), and list numbers. An HTML comment is
+/// blanked: fenced code blocks, code spans that are identifiers (any other
+/// code span is prose, see [`is_identifier`]), the address of a link that
+/// is not a claim (its text is kept), and list numbers. An HTML comment is
 /// prose: the page shows it as text. Lines keep their numbers, so a receipt
 /// can name the line.
 pub fn memo_prose(markdown: &str) -> Vec<String> {
@@ -327,7 +381,7 @@ fn without_code_spans(line: &str) -> String {
         if i >= closed {
             out.push('`');
             out.push_str(part);
-        } else if i % 2 == 1 {
+        } else if i % 2 == 1 || !is_identifier(part) {
             out.push_str(part);
         }
     }
@@ -409,8 +463,8 @@ mod tests {
         assert_eq!(lines[4], "");
         assert_eq!(
             hand_typed(&lines[6]),
-            vec!["9", "3", "8"],
-            "comments and escaped backticks are prose"
+            vec!["5", "9", "3", "8"],
+            "code spans other than identifiers, comments and escaped backticks are prose"
         );
         let segments = parse(&lines[2]).unwrap();
         let typed: Vec<&str> = segments
@@ -433,5 +487,33 @@ mod tests {
             hand_typed("passed .89 of tasks, No.3, _89%_, x2 faster, ８９%, ¾ of it, 1/2, v1.2.3"),
             vec!["89", "3", "89%", "x2", "８９%", "¾", "1/2"]
         );
+    }
+
+    #[test]
+    fn a_code_span_is_prose_unless_it_is_an_identifier() {
+        for id in [
+            "study.total_cost_usd",
+            "gpt-4o-mini",
+            "E02-release-brief-careful-s2-ladder",
+            "docs/memos/limitations.md",
+            "E02",
+        ] {
+            assert!(is_identifier(id), "{id}");
+        }
+        for prose in [
+            "x = 5",
+            "8192",
+            "ninety-seven",
+            "O.5",
+            "x2",
+            "l00%",
+            "match",
+            "IV",
+        ] {
+            assert!(!is_identifier(prose), "{prose}");
+        }
+        let lines = memo_prose("Spent `8192` tokens on `gpt-4o-mini`, `ninety-seven` of them.");
+        let found: Vec<&str> = unbound(&lines[0]).iter().map(|f| f.text).collect();
+        assert_eq!(found, vec!["8192", "ninety-seven"]);
     }
 }

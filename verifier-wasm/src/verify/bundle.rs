@@ -202,15 +202,41 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
             })
             .map(|(p, b)| (p.as_str(), String::from_utf8_lossy(b).into_owned()))
             .collect();
-        let memos: Vec<Memo<'_>> = memo_texts
+        // The showcase's notes and narrative are claims the whole site's
+        // verification holds.
+        let showcase: Option<crate::model::Showcase> = match scope {
+            Scope::All => files
+                .get(super::SHOWCASE_FILE)
+                .and_then(|b| parse(super::SHOWCASE_FILE, b, &mut receipts)),
+            _ => None,
+        };
+        let narrative = showcase.as_ref().and_then(|s| {
+            let path = super::showcase_narrative(s);
+            let text = String::from_utf8_lossy(files.get(&path)?).into_owned();
+            Some((path, text))
+        });
+        let mut memos: Vec<Memo<'_>> = memo_texts
             .iter()
             .map(|(subject, text)| Memo { subject, text })
             .collect();
+        if let Some((subject, text)) = &narrative {
+            memos.push(Memo { subject, text });
+        }
+        let prose = showcase
+            .as_ref()
+            .map(super::showcase_claims)
+            .unwrap_or_default();
         let named = match scope {
             Scope::All => super::NamedFigures::All,
             _ => super::NamedFigures::OfLoaded,
         };
-        let study = super::conclude_study(&checks, &mut verified, study.as_ref(), &memos, named);
+        let study = super::conclude_study(
+            &checks,
+            &mut verified,
+            study.as_ref(),
+            (&memos, &prose),
+            named,
+        );
         receipts.extend(study.receipts);
         for v in &verified {
             receipts.extend(v.all_receipts().cloned());

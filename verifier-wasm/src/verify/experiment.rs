@@ -270,19 +270,8 @@ impl ExperimentCheck<'_> {
                 objects: self.objects,
             }));
             let subject = format!("{}/summary.json", self.dir);
-            receipts.extend(claim_receipts(
-                &subject,
-                "headline",
-                &summary.headline,
-                figures,
-            ));
-            for (i, finding) in summary.findings.iter().enumerate() {
-                receipts.extend(claim_receipts(
-                    &subject,
-                    &format!("findings[{i}]"),
-                    finding,
-                    figures,
-                ));
+            for (place, text) in summary_claims(summary) {
+                receipts.extend(claim_receipts(&subject, &place, text, figures));
             }
         }
         Conclusion {
@@ -290,6 +279,25 @@ impl ExperimentCheck<'_> {
             receipts,
         }
     }
+}
+
+/// The prose of a summary that a page shows, each text a claim with its
+/// place: the headline, each finding, each secondary analysis's
+/// description and each correction's reason.
+pub fn summary_claims(summary: &crate::model::Summary) -> Vec<(String, &str)> {
+    let mut out = vec![("headline".to_string(), summary.headline.as_str())];
+    let findings = summary.findings.iter().enumerate();
+    out.extend(findings.map(|(i, f)| (format!("findings[{i}]"), f.as_str())));
+    let analyses = summary.secondary.iter().enumerate();
+    out.extend(analyses.map(|(i, a)| {
+        (
+            format!("secondary[{i}].description"),
+            a.description.as_str(),
+        )
+    }));
+    let corrections = summary.corrections.iter().enumerate();
+    out.extend(corrections.map(|(i, c)| (format!("corrections[{i}].reason"), c.reason.as_str())));
+    out
 }
 
 /// The policies a rule reads, each with the other experiment it names.

@@ -27,8 +27,8 @@ mod transcript;
 
 pub use bundle::{verify_files, BundleResult, Scope};
 pub use experiment::{
-    rule_policies, verify_experiment, Conclusion, ExperimentCheck, ExperimentVerification,
-    TaskInputs, RERUNS_REPLACE,
+    rule_policies, summary_claims, verify_experiment, Conclusion, ExperimentCheck,
+    ExperimentVerification, TaskInputs, RERUNS_REPLACE,
 };
 pub use grid::{grid_receipts, reused_across, GridFindings};
 pub use harness::{
@@ -52,7 +52,8 @@ pub use regression::{
 pub use report::{anchor_report, assemble_report, verify_report};
 pub use run::{kept_file_claim, task_input_bytes, verify_run, verify_task_inputs, RunVerification};
 pub use study::{
-    conclude_study, study_figures, totals, Memo, NamedFigures, Reads, StudyVerification, MEMOS_DIR,
+    conclude_study, showcase_claims, showcase_narrative, study_figures, totals, Memo, NamedFigures,
+    Prose, Reads, StudyVerification, MEMOS_DIR, SHOWCASE_FILE,
 };
 
 use std::collections::BTreeMap;

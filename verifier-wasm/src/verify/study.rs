@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::claims::check::TOTALS;
-use crate::claims::{memo_receipts, show, syntax, Bound, Figures};
+use crate::claims::{claim_receipts, memo_receipts, show, syntax, Bound, Figures};
 use crate::model::{Study, STUDY_FILE};
 
 use super::{ExperimentCheck, ExperimentVerification, Receipt};
@@ -22,6 +22,40 @@ pub struct Memo<'a> {
 
 /// Where a document is a memo: under `memos/` of the documents.
 pub const MEMOS_DIR: &str = "memos/";
+
+/// A claim shown outside a summary and the memos: its file (its receipts'
+/// subject), its place in it and its text.
+pub struct Prose<'a> {
+    /// The file, under the records root.
+    pub subject: &'a str,
+    /// Where in it: `runs[2].note`.
+    pub place: String,
+    /// The claim.
+    pub text: &'a str,
+}
+
+/// The showcase's record, under the records root.
+pub const SHOWCASE_FILE: &str = "showcase/showcase.json";
+
+/// The showcase's notes, each a claim (its narrative is read as a memo,
+/// by the path [`showcase_narrative`] gives).
+pub fn showcase_claims(showcase: &crate::model::Showcase) -> Vec<Prose<'_>> {
+    showcase
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Prose {
+            subject: SHOWCASE_FILE,
+            place: format!("runs[{i}].note"),
+            text: &r.note,
+        })
+        .collect()
+}
+
+/// The showcase's narrative, under the records root.
+pub fn showcase_narrative(showcase: &crate::model::Showcase) -> String {
+    format!("showcase/{}", showcase.narrative)
+}
 
 /// The study's totals over its verified experiments: runs, provider calls,
 /// output tokens (of calls whose usage is known) and the total cost (a
@@ -114,13 +148,15 @@ pub enum NamedFigures {
 
 /// Concludes every experiment over the study's figures (see
 /// [`ExperimentCheck::conclude`]), then recomputes the study's named
-/// figures (those `named` asks for) and checks each memo's claims. `checks`
-/// and `verified` are in the same order.
+/// figures (those `named` asks for) and checks each memo's claims and each
+/// other claim of `prose`; the named figures' labels are claims too, when
+/// the whole study is verified. `checks` and `verified` are in the same
+/// order.
 pub fn conclude_study(
     checks: &[ExperimentCheck<'_>],
     verified: &mut [ExperimentVerification],
     study: Option<&Study>,
-    memos: &[Memo<'_>],
+    (memos, prose): (&[Memo<'_>], &[Prose<'_>]),
     named: NamedFigures,
 ) -> StudyVerification {
     let (conclusions, receipts) = {
@@ -159,8 +195,17 @@ pub fn conclude_study(
                 });
             }
         }
+        if named == NamedFigures::All {
+            for (name, figure) in study.map(|s| &s.figures).into_iter().flatten() {
+                let place = format!("figures[{name}].label");
+                receipts.extend(claim_receipts(STUDY_FILE, &place, &figure.label, &figures));
+            }
+        }
         for memo in memos {
             receipts.extend(memo_receipts(memo.subject, memo.text, &figures));
+        }
+        for p in prose {
+            receipts.extend(claim_receipts(p.subject, &p.place, p.text, &figures));
         }
         (conclusions, receipts)
     };
@@ -205,8 +250,8 @@ impl Reads {
     ) -> Reads {
         let texts = summary
             .into_iter()
-            .flat_map(|s| std::iter::once(&s.headline).chain(&s.findings))
-            .map(String::as_str);
+            .flat_map(super::summary_claims)
+            .map(|(_, text)| text);
         let mut reads = Reads::of_texts(texts, study);
         for h in &experiment.hypotheses {
             for (other, _) in super::rule_policies(&h.rule) {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::claims::{bound_receipts, judge_text, Bound, Figure, Target, Unit};
+use crate::claims::{bound_receipts, judge_text, Bound, Figure, Kind, Target, Unit};
 use crate::model::{RegressionSuite, SkillEdit, VerdictResult};
 
 use super::super::Receipt;
@@ -84,7 +84,8 @@ pub fn judge_edit(
             known.join(", ")
         ));
     };
-    judge_text(text, *figure, Unit::of_name(&path.field), false)?;
+    let measures = (Unit::of_name(&path.field), Kind::of_name(&path.field));
+    judge_text(text, *figure, measures, false)?;
     Ok(*figure)
 }
 
