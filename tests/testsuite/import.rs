@@ -484,6 +484,16 @@ fn imported_evaluations_are_held_to_the_samples_epochs_and_scorers_they_register
         )]
     );
 
+    // Importing into a registered directory holds the log to it at once.
+    let again = log_without_its_failing_sample(&site);
+    let out = import(dir.path(), &[again]);
+    assert_exit(&out, 1, "import into a registered directory");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains("tools: the samples its task registered: recorded 1 samples × epochs; recomputed the 2 samples × 1 epoch(s) registered include sample add-2"),
+        "{text}"
+    );
+
     // A registered task whose log is not published (the file drawer).
     let dir = sample_with_imports();
     fs::remove_file(dir.path().join("experiments/evals/inspect/tools.json")).expect("rm");

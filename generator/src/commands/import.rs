@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use receipts_verifier::inspect::INSPECT_DIR;
+use receipts_verifier::inspect::{EvalRegistration, EVAL_REGISTRATION_FILE, INSPECT_DIR};
 use receipts_verifier::otel::OTEL_DIR;
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
@@ -155,6 +155,24 @@ fn inspect(logs: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
         }
         imports.insert(prepared.name.clone(), (path.clone(), bytes, prepared));
     }
+    // A registration kept beside the logs holds each to its task's entry
+    // now, not only when the site is built.
+    let registration_file = into.join(EVAL_REGISTRATION_FILE);
+    let registration: Option<EvalRegistration> = if registration_file.is_file() {
+        let bytes =
+            std::fs::read(&registration_file).map_err(|e| input_error(&registration_file, e))?;
+        Some(
+            crate::parse::json(&registration_file.display().to_string(), &bytes).map_err(|e| {
+                Failure {
+                    message: e.to_string(),
+                    code: EXIT_INPUT as u8,
+                }
+            })?,
+        )
+    } else {
+        None
+    };
+    let dir = into.display().to_string();
     let mut written = Vec::new();
     for (path, bytes, prepared) in imports.values() {
         keep(&objects, &prepared.record.source.sha256, bytes)?;
@@ -162,12 +180,20 @@ fn inspect(logs: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
             .join(INSPECT_DIR)
             .join(format!("{}.json", prepared.name));
         crate::atomic::write(&target, &prepared.record_bytes())?;
-        let receipts = receipts_verifier::inspect::verify(
+        let mut receipts = receipts_verifier::inspect::verify(
             &target.display().to_string(),
             &prepared.record,
             &prepared.log,
             &prepared.record.source.sha256,
         );
+        if let Some(r) = &registration {
+            let (per_eval, _) = receipts_verifier::inspect::registration_receipts(
+                &dir,
+                r,
+                &[(prepared.name.as_str(), &prepared.record)],
+            );
+            receipts.extend(per_eval.into_iter().flatten());
+        }
         written.push(Written {
             from: path.display().to_string(),
             target,
