@@ -152,7 +152,9 @@ pub fn is_root(dir: &Path) -> bool {
 /// Verifies the root site in `dir` and every shard it lists, each read from
 /// `shards_dir/<name>` (the root's parent when it was published beside
 /// them): the root's files against its manifest (and the pin), each shard's
-/// `SHA256SUMS` against `SHARDS`, no run in two shards, the root's page and
+/// `SHA256SUMS` against `SHARDS`, no run in two shards, no call on record in
+/// two shards nor a run of one copied from another (one call index over
+/// every shard's runs, a few dozen bytes a call), the root's page and
 /// files against their rendering, then every shard verified as a site, its
 /// receipts named under `<name>/`. Every receipt is counted; without
 /// `keep_passing` only those that did not pass are kept past their shard, so
@@ -183,10 +185,13 @@ pub fn audit_root(
                 check.shard(&shard.name, Ok(&digest), &runs);
                 let named = |subject: &str| format!("{}/{subject}", shard.name);
                 match crate::audit::audit(&at, None) {
-                    Ok(site) => found.add(site.receipts.into_iter().map(|r| Receipt {
-                        subject: named(&r.subject),
-                        ..r
-                    })),
+                    Ok(site) => {
+                        check.calls(&shard.name, Ok(&site.prints));
+                        found.add(site.receipts.into_iter().map(|r| Receipt {
+                            subject: named(&r.subject),
+                            ..r
+                        }));
+                    }
                     Err(e) => found.add([Receipt::new(
                         &named(&e.file),
                         "a site receipts built",
@@ -210,6 +215,7 @@ pub fn audit_root(
         tally: found.tally,
         kinds: found.kinds,
         receipts: found.receipts,
+        prints: receipts_verifier::verify::calls::SitePrints::default(),
     })
 }
 
