@@ -13,8 +13,9 @@
 //! one such key are one run recorded twice.
 //!
 //! Every key is the first 16 bytes of a SHA-256, domain-separated by what
-//! it holds, so the index of a million runs holds fixed-size entries and
-//! one name per run, not a string per call.
+//! it holds, of which the index keeps 10 with its run and place (16 bytes
+//! an entry): the index of a million runs holds fixed-size entries and one
+//! name per run, not a string per call.
 
 use crate::model::{Attempt, ProviderCall, Run, Usage};
 use crate::time;
@@ -210,25 +211,43 @@ pub fn prints(run: &Run) -> Prints {
     }
 }
 
-/// One key of an indexed run: 24 bytes.
+/// How many bytes of a key the index keeps: 80 bits, so that two of the
+/// 25 million keys of a million runs agree by chance about once in four
+/// billion such studies.
+const KEPT: usize = 10;
+
+/// One key of an indexed run: 16 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
-    key: [u8; 16],
+    key: [u8; KEPT],
     /// The run, by its place in [`CallIndex::runs`].
     run: u32,
-    /// What it holds (top two bits) and where (the rest).
-    held_at: u32,
+    /// What it holds (top two bits) and where (the rest; a place past
+    /// [`AT_MAX`] is named as that place).
+    held_at: u16,
 }
 
-const AT_BITS: u32 = 30;
+const AT_BITS: u32 = 14;
+const AT_MAX: u32 = (1 << AT_BITS) - 1;
 
 impl Entry {
+    fn of(run: u32, p: &Print) -> Entry {
+        let mut key = [0u8; KEPT];
+        key.copy_from_slice(&p.key[..KEPT]);
+        let held_at = (p.held.code() << AT_BITS) | p.at.min(AT_MAX);
+        Entry {
+            key,
+            run,
+            held_at: u16::try_from(held_at).unwrap_or(u16::MAX),
+        }
+    }
+
     fn held(self) -> Held {
-        Held::ALL[(self.held_at >> AT_BITS) as usize]
+        Held::ALL[usize::from(self.held_at >> AT_BITS)]
     }
 
     fn at(self) -> u32 {
-        self.held_at & ((1 << AT_BITS) - 1)
+        u32::from(self.held_at) & AT_MAX
     }
 }
 
@@ -242,7 +261,7 @@ struct Indexed {
 }
 
 /// The keys of many runs, each run named once; which key two runs both
-/// hold is found by [`CallIndex::finish`]. Each key costs 24 bytes, each
+/// hold is found by [`CallIndex::finish`]. Each key costs 16 bytes, each
 /// run its name and 12 bytes; [`CallIndex::seal`] lets the keys added so
 /// far go at their size, so a root of many shards holds no spare capacity.
 #[derive(Debug, Default)]
@@ -272,11 +291,8 @@ impl CallIndex {
             name_end: u32::try_from(self.names.len()).unwrap_or(u32::MAX),
             calls: prints.calls,
         });
-        self.entries.extend(prints.keys.iter().map(|p| Entry {
-            key: p.key,
-            run,
-            held_at: (p.held.code() << AT_BITS) | p.at.min((1 << AT_BITS) - 1),
-        }));
+        self.entries
+            .extend(prints.keys.iter().map(|p| Entry::of(run, p)));
     }
 
     /// Keeps the keys added so far at their size (a shard's, say), before
@@ -486,9 +502,7 @@ impl SitePrints {
             out.extend(prints.calls.to_le_bytes());
             out.extend(u32_of(prints.keys.len()));
             for p in &prints.keys {
-                out.extend(
-                    ((p.held.code() << AT_BITS) | p.at.min((1 << AT_BITS) - 1)).to_le_bytes(),
-                );
+                out.extend(((p.held.code() << 30) | p.at.min((1 << 30) - 1)).to_le_bytes());
                 out.extend(p.key);
             }
         }
@@ -512,8 +526,8 @@ impl SitePrints {
                 let mut key = [0u8; 16];
                 key.copy_from_slice(r.take(16)?);
                 keys.push(Print {
-                    held: Held::ALL[(held_at >> AT_BITS) as usize],
-                    at: held_at & ((1 << AT_BITS) - 1),
+                    held: Held::ALL[(held_at >> 30) as usize],
+                    at: held_at & ((1 << 30) - 1),
                     key,
                 });
             }
