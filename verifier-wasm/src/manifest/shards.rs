@@ -587,6 +587,66 @@ mod tests {
     }
 
     #[test]
+    fn a_call_two_shards_both_publish_fails_by_both_names() {
+        use crate::verify::calls::{Held, Print, Prints};
+        let run = |key: u8| Prints {
+            calls: 1,
+            keys: vec![Print {
+                held: Held::Request,
+                at: 0,
+                key: [key; 16],
+            }],
+        };
+        let prints = |runs: &[(&str, u8)]| SitePrints {
+            runs: runs
+                .iter()
+                .map(|(path, key)| ((*path).to_string(), run(*key)))
+                .collect(),
+        };
+        let (mut check, _) = root(None);
+        check.shard("a", Ok(&sha256_hex(b"A")), &runs(&["E01/runs/r1.json"]));
+        check.calls("a", Ok(&prints(&[("E01/runs/r1.json", 1)])));
+        // The same run under another id and experiment, and one of b's own.
+        check.shard(
+            "b",
+            Ok(&sha256_hex(b"B")),
+            &runs(&["E05/runs/r9.json", "E05/runs/r2.json"]),
+        );
+        check.calls(
+            "b",
+            Ok(&prints(&[("E05/runs/r9.json", 1), ("E05/runs/r2.json", 2)])),
+        );
+        let result = check.finish();
+        let failed: Vec<(String, String)> = result
+            .receipts
+            .iter()
+            .filter(|r| r.status == Status::Fail)
+            .map(|r| (r.subject.clone(), r.recomputed.clone()))
+            .collect();
+        assert_eq!(
+            failed,
+            vec![
+                (
+                    "a/data/E01/runs/r1.json".to_string(),
+                    "same request id as a call of b/data/E05/runs/r9.json".to_string()
+                ),
+                (
+                    "b/data/E05/runs/r9.json".to_string(),
+                    "same request id as a call of a/data/E01/runs/r1.json".to_string()
+                ),
+            ]
+        );
+        // A shard whose runs could not be verified leaves its calls unchecked.
+        let (mut check, _) = root(None);
+        check.calls("a", Err("the shard's records were not verified"));
+        assert!(check
+            .finish()
+            .receipts
+            .iter()
+            .any(|r| r.status == Status::CouldNotCheck && r.subject == "a/SHA256SUMS"));
+    }
+
+    #[test]
     fn figures_the_page_shows_are_held_to_the_shards() {
         let (mut check, _) = root(None);
         check.shard("a", Ok(&sha256_hex(b"A")), &runs(&["E01/runs/r1.json"]));

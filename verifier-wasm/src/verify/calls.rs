@@ -17,7 +17,7 @@
 //! an entry): the index of a million runs holds fixed-size entries and one
 //! name per run, not a string per call.
 
-use crate::model::{Attempt, ProviderCall, Run, Usage};
+use crate::model::{Attempt, Run, Usage};
 use crate::time;
 
 use super::Receipt;
@@ -109,19 +109,20 @@ fn print(held: Held, at: usize, value: &impl serde::Serialize) -> Print {
     }
 }
 
-/// What a call did that a copy keeps: its usage, every counter, and its latency.
-fn did(usage: &Usage, call: &ProviderCall) -> impl serde::Serialize {
-    (
-        [
-            Some(usage.prompt_tokens),
-            Some(usage.completion_tokens),
-            usage.reasoning_tokens,
-            usage.cache_hit_tokens,
-            usage.cache_miss_tokens,
-            usage.cache_write_tokens,
-        ],
-        call.latency_ms,
-    )
+/// What an answered call did that a copy keeps: every counter of its
+/// usage, and its latency.
+type Did = ([Option<u64>; 6], u64);
+
+/// Every counter of a call's usage.
+fn counters(u: &Usage) -> [Option<u64>; 6] {
+    [
+        Some(u.prompt_tokens),
+        Some(u.completion_tokens),
+        u.reasoning_tokens,
+        u.cache_hit_tokens,
+        u.cache_miss_tokens,
+        u.cache_write_tokens,
+    ]
 }
 
 /// An attempt as a copy keeps it with every id renamed and every time
@@ -141,16 +142,7 @@ fn attempt_key(a: &Attempt) -> impl serde::Serialize + '_ {
             (
                 offset,
                 c.latency_ms,
-                c.usage.map(|u| {
-                    [
-                        Some(u.prompt_tokens),
-                        Some(u.completion_tokens),
-                        u.reasoning_tokens,
-                        u.cache_hit_tokens,
-                        u.cache_miss_tokens,
-                        u.cache_write_tokens,
-                    ]
-                }),
+                c.usage.as_ref().map(counters),
                 &c.finish_reason,
                 c.status,
             )
@@ -182,22 +174,23 @@ fn attempt_key(a: &Attempt) -> impl serde::Serialize + '_ {
 /// attempt that has a call with usage, by its artifact, transcript and calls.
 pub fn prints(run: &Run) -> Prints {
     let mut keys = Vec::new();
-    let mut answered: Vec<(usize, &ProviderCall, &Usage)> = Vec::new();
+    // What each answered call did that a copy keeps: its usage and latency.
+    let mut answered: Vec<(usize, Did)> = Vec::new();
     for (i, call) in run.calls().enumerate() {
         keys.push(print(Held::Request, i, &call.request_id));
-        if let (Some(wire), Some(usage)) = (&call.wire, &call.usage) {
-            if let Some(body) = &wire.response_sha256 {
-                keys.push(print(Held::Response, i, body));
-            }
-            answered.push((i, call, usage));
-        } else if let Some(usage) = &call.usage {
-            answered.push((i, call, usage));
+        // A refusal's body is alike from call to call: only an answer's names it.
+        let Some(usage) = &call.usage else {
+            continue;
+        };
+        if let Some(body) = call.wire.as_ref().and_then(|w| w.response_sha256.as_ref()) {
+            keys.push(print(Held::Response, i, body));
         }
+        answered.push((i, (counters(usage), call.latency_ms)));
     }
     // Calls that lost their usage (timed out, refused) are left out: two
     // runs' timeouts look alike.
     for window in answered.windows(STRETCH) {
-        let did: Vec<_> = window.iter().map(|(_, c, u)| did(u, c)).collect();
+        let did: Vec<_> = window.iter().map(|(_, did)| did).collect();
         keys.push(print(Held::Stretch, window[0].0, &did));
     }
     for (i, a) in run.attempts.iter().enumerate() {
