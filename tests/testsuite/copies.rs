@@ -54,7 +54,7 @@ fn failing_and_passing(root: &Path) -> (Vec<String>, Vec<String>) {
 }
 
 /// Every timestamp of `run` moved by `ms`.
-fn shift(run: &mut Value, ms: i64) {
+pub(crate) fn shift(run: &mut Value, ms: i64) {
     let moved = |v: &mut Value| {
         let at = parse(v.as_str().expect("a timestamp")).expect("RFC 3339");
         *v = json!(format(UnixMillis(at.0 + ms)));
@@ -69,7 +69,7 @@ fn shift(run: &mut Value, ms: i64) {
 }
 
 /// Every request id of `run` renamed, wherever the run names it.
-fn rename(run: &mut Value) {
+pub(crate) fn rename(run: &mut Value) {
     let new = |old: &str| format!("renamed-{old}");
     for attempt in run["attempts"].as_array_mut().expect("attempts") {
         for call in attempt["calls"].as_array_mut().expect("calls") {

@@ -421,45 +421,52 @@ fn fails_naming(result: &Value, subject: &str, claim: &str, names: &str) -> bool
         })
 }
 
+/// Each run of E01 under `experiments` published again under a new id, its
+/// record changed by `forge`, and the results table renamed with it.
+fn again_under_new_ids(experiments: &Path, forge: impl Fn(&mut Value)) {
+    let e01 = experiments.join("E01");
+    each_run(&e01, |path, run| {
+        let id = format!("{}-again", run["id"].as_str().expect("an id"));
+        run["id"] = serde_json::json!(id);
+        if let Some(old) = run["replaces"].as_str().map(|o| format!("{o}-again")) {
+            run["replaces"] = serde_json::json!(old);
+        }
+        forge(run);
+        fs::remove_file(path).expect("remove");
+        common::write_json(&e01.join(format!("runs/{id}.json")), run);
+    });
+    let results = e01.join("results.csv");
+    let text = fs::read_to_string(&results).expect("results");
+    let renamed: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                return format!("{l}\n");
+            }
+            let cells: Vec<String> = l
+                .split(',')
+                .enumerate()
+                .map(|(c, v)| {
+                    if (c == 0 || c == 12) && !v.is_empty() {
+                        format!("{v}-again")
+                    } else {
+                        v.to_string()
+                    }
+                })
+                .collect();
+            format!("{}\n", cells.join(","))
+        })
+        .collect();
+    fs::write(&results, renamed).expect("write");
+}
+
 #[test]
 fn the_same_runs_published_again_under_new_run_ids_fail_by_both_shards() {
     let study = Study::new();
+    // Each run under a new id, its calls as they were.
     add_shard(&study, "shard-d", |experiments| {
-        let e01 = experiments.join("E01");
-        // Each run under a new id, its calls as they were.
-        each_run(&e01, |path, run| {
-            let id = format!("{}-again", run["id"].as_str().expect("an id"));
-            run["id"] = serde_json::json!(id);
-            if let Some(old) = run["replaces"].as_str().map(|o| format!("{o}-again")) {
-                run["replaces"] = serde_json::json!(old);
-            }
-            fs::remove_file(path).expect("remove");
-            common::write_json(&e01.join(format!("runs/{id}.json")), run);
-        });
-        let results = e01.join("results.csv");
-        let text = fs::read_to_string(&results).expect("results");
-        let renamed: String = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| {
-                if i == 0 {
-                    return format!("{l}\n");
-                }
-                let cells: Vec<String> = l
-                    .split(',')
-                    .enumerate()
-                    .map(|(c, v)| {
-                        if (c == 0 || c == 12) && !v.is_empty() {
-                            format!("{v}-again")
-                        } else {
-                            v.to_string()
-                        }
-                    })
-                    .collect();
-                format!("{}\n", cells.join(","))
-            })
-            .collect();
-        fs::write(&results, renamed).expect("write");
+        again_under_new_ids(experiments, |_| {});
     });
     let (code, result) = study.verify(&[]);
     assert_eq!(code, Some(1));
@@ -477,6 +484,35 @@ fn the_same_runs_published_again_under_new_run_ids_fail_by_both_shards() {
         "{:#?}",
         failing(&result)
     );
+}
+
+#[test]
+fn the_same_runs_renamed_and_shifted_in_another_shard_fail_as_copies_by_both_shards() {
+    let study = Study::new();
+    // Every request id renamed too, and every time an hour later.
+    add_shard(&study, "shard-f", |experiments| {
+        again_under_new_ids(experiments, |run| {
+            crate::copies::rename(run);
+            crate::copies::shift(run, 3_600_000);
+        });
+    });
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert!(!failing(&result)
+        .iter()
+        .any(|(_, c)| c == "calls on record once"));
+    for (here, there) in [("shard-f", "shard-a"), ("shard-a", "shard-f")] {
+        assert!(
+            fails_naming(
+                &result,
+                &format!("{here}/data/E01/runs/"),
+                "not a copy of another run",
+                &format!("one run recorded twice, here and as {there}/data/E01/runs/")
+            ),
+            "{:#?}",
+            failing(&result)
+        );
+    }
 }
 
 #[test]
