@@ -37,6 +37,11 @@ pub struct SiteAudit {
     /// only those, every receipt that did not pass); subjects are paths
     /// relative to the site.
     pub receipts: Vec<Receipt>,
+    /// The prints of every run's calls, by record path under `data/`, for
+    /// the root that lists the site as a shard (none when its records
+    /// could not be rendered).
+    #[serde(skip)]
+    pub prints: receipts_verifier::verify::calls::SitePrints,
 }
 
 /// Reads file `rel` (`/`-separated) of the site in `site`: a regular file
@@ -195,17 +200,21 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
                         true,
                     ));
                 }
-                Ok(rebuilt.receipts)
+                Ok((rebuilt.receipts, rebuilt.report.prints))
             }
             Err(BuildError::Input(e)) => Err(e),
             Err(e) => Err(InputError::new(DATA_DIR, crate::error::report(&e))),
         },
     };
+    let mut prints = receipts_verifier::verify::calls::SitePrints::default();
     match found {
-        Ok(found) => receipts.extend(found.into_iter().map(|r| Receipt {
-            subject: format!("{DATA_DIR}/{}", r.subject),
-            ..r
-        })),
+        Ok((found, kept)) => {
+            receipts.extend(found.into_iter().map(|r| Receipt {
+                subject: format!("{DATA_DIR}/{}", r.subject),
+                ..r
+            }));
+            prints = kept;
+        }
         // A tampered file that no longer parses is a failure like any other.
         Err(e) if failed_so_far => receipts.push(Receipt::new(
             &e.file,
@@ -223,6 +232,7 @@ pub fn audit(dir: &Path, expect_root: Option<&str>) -> Result<SiteAudit, InputEr
         tally: Tally::of(&receipts),
         kinds: Kinds::of(&receipts),
         receipts,
+        prints,
     })
 }
 

@@ -17,6 +17,7 @@ use receipts_verifier::layout;
 use receipts_verifier::manifest::{
     self, Builder, SitePredicate, RECORDS_SUMS, STATEMENT, SUMS, VERIFIER_DIR,
 };
+use receipts_verifier::verify::calls::SitePrints;
 use receipts_verifier::verify::{Receipt, Status, Tally};
 
 use crate::cache::{self, RunCache};
@@ -80,6 +81,9 @@ pub struct Built {
     pub not_passing: Vec<Receipt>,
     /// Every receipt kept ([`rebuild`] keeps them all; a build none).
     pub receipts: Vec<Receipt>,
+    /// The prints of every run's calls ([`rebuild`] keeps them, for a root
+    /// that lists the site as a shard; a build none).
+    pub prints: SitePrints,
 }
 
 impl Built {
@@ -350,9 +354,12 @@ fn render(
     let statement = manifest::statement(&staging.digests(), predicate);
     staging.write(STATEMENT, &statement_bytes(&statement)?)?;
     timer.lap("write");
-    let receipts = match keep {
-        Keep::All => verified.receipts().cloned().collect(),
-        Keep::NotPassing => Vec::new(),
+    let (receipts, prints) = match keep {
+        Keep::All => (
+            verified.receipts().cloned().collect(),
+            prints(corpus, &verified),
+        ),
+        Keep::NotPassing => (Vec::new(), SitePrints::default()),
     };
     let report = Built {
         experiments: corpus.experiments.len(),
@@ -367,8 +374,25 @@ fn render(
         tally,
         not_passing,
         receipts,
+        prints,
     };
     Ok((report, staging, fresh))
+}
+
+/// The prints of every run's calls, by record path.
+fn prints(corpus: &Corpus, verified: &verification::Verified) -> SitePrints {
+    SitePrints {
+        runs: corpus
+            .experiments
+            .iter()
+            .zip(&verified.experiments)
+            .flat_map(|(loaded, v)| {
+                v.runs
+                    .iter()
+                    .map(|r| (loaded.run_path(&r.facts.place.id), r.facts.prints.clone()))
+            })
+            .collect(),
+    }
 }
 
 /// What a run page reads besides its own record and verification: the

@@ -332,10 +332,14 @@ function verifySite(job) {
     var checked = JSON.parse(manifests.finish(job.scope.scope === "all" && !job.files));
     // A job without records recomputes nothing: the recomputation of no
     // files has no receipts (verify::bundle's tests hold it to that).
+    // A shard's runs by the keys of their calls, for the root's one call
+    // index; a shard without records has none.
+    var prints = new Uint8Array(0);
     return (bundleReady || Promise.resolve(null)).then(function (bundle) {
       var recomputed = { receipts: [] };
       if (bundle) {
         recomputed = JSON.parse(bundle.verify(JSON.stringify(job.scope)));
+        if (job.shardOf) prints = bundle.prints();
         bundle.free();
       }
       var pageFiles = kept;
@@ -343,6 +347,7 @@ function verifySite(job) {
       return finishSite(job, root, pin, checked.receipts, recomputed.receipts, pageFiles, listed);
     }).then(function (result) {
       if (runRecords) result.run_records = runRecords;
+      if (job.shardOf) result.prints = prints;
       return result;
     });
   });
@@ -368,8 +373,9 @@ function finishSite(job, root, pin, receipts, recomputed, kept, listed) {
 // Verifies a root site (a study published as shards) and every shard it
 // lists, each published beside it at ../<name>/: the root's files against
 // its SHA256SUMS, each shard's SHA256SUMS against the root digest SHARDS
-// lists for it, no run published by two shards, the figures and the root
-// digest its page shows; and every shard verified whole, as the shard's own
+// lists for it, no run published by two shards, no provider call on record
+// in two shards nor a run of one a copy of another's (one call index over
+// every shard's runs), the figures and the root digest its page shows; and every shard verified whole, as the shard's own
 // Verify page verifies it (every page rendered again too), its receipts
 // named under its name. The shards are verified one after another. The
 // root's checks (RootSite) are the recomputing verifier's, loaded first.
@@ -394,6 +400,7 @@ function verifyRoot(job) {
         };
         return verifySite(shard).then(function (result) {
           root.shard(name, result.root_digest, undefined, result.run_records || []);
+          root.calls(name, result.prints);
           result.receipts.forEach(function (r) {
             r.subject = name + "/" + r.subject;
             shardReceipts.push(r);

@@ -2,11 +2,12 @@
 // its run records gzipped) under a root site that lists each by its root
 // digest. In Chromium the root's Verify checks the root and verifies every
 // shard whole; a shard swapped for another, a run count the root's page
-// rounds, and a shard listed twice under two names with the root's
-// manifest resealed each fail, naming the shard.
+// rounds, a shard listed twice under two names with the root's manifest
+// resealed, and the same runs published again under new run ids in a shard
+// built apart each fail, naming the shard.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
@@ -117,6 +118,34 @@ test("a shard listed twice under two names, the root resealed, fails", async () 
   // The page does not show the shard its SHARDS now lists, nor the root digest it now has.
   assert.ok(failing(result, "index.html: shard shard-d shown"), result.failures.join("\n"));
   assert.ok(failing(result, "index.html: digest of SHA256SUMS shown on the page"), result.failures.join("\n"));
+});
+
+test("the same runs published again under new run ids in another shard fail by both shards", async () => {
+  const dir = copyStudy();
+  // A shard built apart from shard-a's project, keeping E01 only, each
+  // run under a new id with its calls as they were.
+  const project = join(dir, "project-shard-d");
+  cpSync(join(study, "project-shard-a"), project, { recursive: true });
+  for (const part of ["E02", "E04", "study.json"]) rmSync(join(project, "experiments", part), { recursive: true, force: true });
+  for (const extra of ["showcase", "docs"]) rmSync(join(project, extra), { recursive: true, force: true });
+  const runs = join(project, "experiments/E01/runs");
+  for (const file of readdirSync(runs)) {
+    const run = JSON.parse(readFileSync(join(runs, file), "utf8"));
+    run.id = `${run.id}-again`;
+    if (run.replaces) run.replaces = `${run.replaces}-again`;
+    rmSync(join(runs, file));
+    writeFileSync(join(runs, `${run.id}.json`), JSON.stringify(run, null, 2) + "\n");
+  }
+  const results = join(project, "experiments/E01/results.csv");
+  const rows = readFileSync(results, "utf8").split("\n").map((line, i) => i === 0 || line === "" ? line :
+    line.split(",").map((cell, c) => (c === 0 || c === 12) && cell !== "" ? `${cell}-again` : cell).join(","));
+  writeFileSync(results, rows.join("\n"));
+  receipts(["build", "--quiet", "--root", project, "--out", join(dir, "shard-d")]);
+  receipts(["root", "--quiet", "--out", join(dir, "root"), ...[...Object.keys(SPLIT), "shard-d"].map((n) => join(dir, n))]);
+  const { result } = await verifyAt(browser, dir, "root/index.html");
+  assert.equal(result.status, "failed", result.text);
+  assert.ok(result.failures.some((f) => f.startsWith("shard-d/data/E01/runs/") && f.includes("calls on record once")
+    && f.includes("as a call of shard-a/data/E01/runs/")), result.failures.join("\n"));
 });
 
 test("the root's page is valid HTML and axe-clean, and shows its shards without scripts", async () => {

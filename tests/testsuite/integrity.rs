@@ -144,7 +144,14 @@ fn two_runs_counted_in_one_cell_fail_the_cell_and_the_repeated_calls() {
         passing[1], passing[2], passing[3]
     );
     // New request ids do not hide the calls: what they did is the same.
-    fails_with(dir.path(), &[&cell, "calls on record once"]);
+    fails_with(
+        dir.path(),
+        &[
+            &cell,
+            &format!("{copy}.json: not a copy of another run"),
+            &format!("here and as E02/runs/{}.json", passing[0]),
+        ],
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod build_site;
 mod chunks;
 mod claims;
 mod command_line;
+mod copies;
 mod forgery;
 mod harness_vetting;
 mod import;

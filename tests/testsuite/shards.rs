@@ -343,3 +343,225 @@ fn a_root_over_what_is_not_a_site_is_refused_naming_it() {
     let out = receipts(dir.path(), &["verify", "notes", "--shards", "."]);
     assert_exit(&out, 2, "--shards on a site");
 }
+
+/// Builds shard `name` of the study from a copy of shard-a's project that
+/// keeps only E01, changed by `forge`, and a root over the three shards and
+/// it: `receipts root` reads manifests alone, so it builds.
+fn add_shard(study: &Study, name: &str, forge: impl FnOnce(&Path)) {
+    let project = study.path(&format!("project-{name}"));
+    copy_dir(&study.path("project-shard-a"), &project);
+    let experiments = project.join("experiments");
+    for part in ["E02", "E04", "study.json"] {
+        let path = experiments.join(part);
+        if path.is_dir() {
+            fs::remove_dir_all(&path).expect("remove");
+        } else {
+            fs::remove_file(&path).expect("remove");
+        }
+    }
+    // The showcase and memos read the experiments left behind.
+    for dir in ["showcase", "docs"] {
+        if project.join(dir).exists() {
+            fs::remove_dir_all(project.join(dir)).expect("remove");
+        }
+    }
+    forge(&experiments);
+    let out = receipts(
+        &project,
+        &[
+            "build",
+            "--quiet",
+            "--strict",
+            "--out",
+            &format!("../{name}"),
+        ],
+    );
+    assert_exit(
+        &out,
+        0,
+        &format!("build {name}, a site that verifies alone"),
+    );
+    let out = receipts(
+        study.dir.path(),
+        &[
+            "root", "--quiet", "--out", "root", "shard-a", "shard-b", "shard-c", name,
+        ],
+    );
+    assert_exit(&out, 0, "root over the shards and the copy");
+}
+
+/// Every run record of an experiment's `runs/` folder, parsed, with its path.
+fn each_run(dir: &Path, mut edit: impl FnMut(&Path, &mut Value)) {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir.join("runs"))
+        .expect("runs")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let mut run: Value = serde_json::from_slice(&fs::read(&path).expect("read")).expect("run");
+        edit(&path, &mut run);
+    }
+}
+
+/// Whether a failing receipt of `result` has `subject` (a prefix) and a
+/// claim and recomputed value holding `claim` and `names`.
+fn fails_naming(result: &Value, subject: &str, claim: &str, names: &str) -> bool {
+    result["receipts"]
+        .as_array()
+        .expect("receipts")
+        .iter()
+        .any(|r| {
+            r["status"] == "fail"
+                && r["subject"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with(subject)
+                && r["claim"] == claim
+                && r["recomputed"].as_str().unwrap_or_default().contains(names)
+        })
+}
+
+/// Each run of E01 under `experiments` published again under a new id, its
+/// record changed by `forge`, and the results table renamed with it.
+fn again_under_new_ids(experiments: &Path, forge: impl Fn(&mut Value)) {
+    let e01 = experiments.join("E01");
+    each_run(&e01, |path, run| {
+        let id = format!("{}-again", run["id"].as_str().expect("an id"));
+        run["id"] = serde_json::json!(id);
+        if let Some(old) = run["replaces"].as_str().map(|o| format!("{o}-again")) {
+            run["replaces"] = serde_json::json!(old);
+        }
+        forge(run);
+        fs::remove_file(path).expect("remove");
+        common::write_json(&e01.join(format!("runs/{id}.json")), run);
+    });
+    let results = e01.join("results.csv");
+    let text = fs::read_to_string(&results).expect("results");
+    let renamed: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                return format!("{l}\n");
+            }
+            let cells: Vec<String> = l
+                .split(',')
+                .enumerate()
+                .map(|(c, v)| {
+                    if (c == 0 || c == 12) && !v.is_empty() {
+                        format!("{v}-again")
+                    } else {
+                        v.to_string()
+                    }
+                })
+                .collect();
+            format!("{}\n", cells.join(","))
+        })
+        .collect();
+    fs::write(&results, renamed).expect("write");
+}
+
+#[test]
+fn the_same_runs_published_again_under_new_run_ids_fail_by_both_shards() {
+    let study = Study::new();
+    // Each run under a new id, its calls as they were.
+    add_shard(&study, "shard-d", |experiments| {
+        again_under_new_ids(experiments, |_| {});
+    });
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    // No record is published twice: the runs are, under other names.
+    assert!(!failing(&result)
+        .iter()
+        .any(|(_, c)| c == "published by one shard"));
+    assert!(
+        fails_naming(
+            &result,
+            "shard-d/data/E01/runs/",
+            "calls on record once",
+            "as a call of shard-a/data/E01/runs/"
+        ),
+        "{:#?}",
+        failing(&result)
+    );
+}
+
+#[test]
+fn the_same_runs_renamed_and_shifted_in_another_shard_fail_as_copies_by_both_shards() {
+    let study = Study::new();
+    // Every request id renamed too, and every time an hour later.
+    add_shard(&study, "shard-f", |experiments| {
+        again_under_new_ids(experiments, |run| {
+            crate::copies::rename(run);
+            crate::copies::shift(run, 3_600_000);
+        });
+    });
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert!(!failing(&result)
+        .iter()
+        .any(|(_, c)| c == "calls on record once"));
+    for (here, there) in [("shard-f", "shard-a"), ("shard-a", "shard-f")] {
+        assert!(
+            fails_naming(
+                &result,
+                &format!("{here}/data/E01/runs/"),
+                "not a copy of another run",
+                &format!("one run recorded twice, here and as {there}/data/E01/runs/")
+            ),
+            "{:#?}",
+            failing(&result)
+        );
+    }
+}
+
+#[test]
+fn an_experiment_copied_under_a_new_id_and_registered_again_fails_by_both_places() {
+    let study = Study::new();
+    add_shard(&study, "shard-e", |experiments| {
+        let from = experiments.join("E01");
+        let to = experiments.join("E05");
+        fs::rename(&from, &to).expect("rename");
+        let path = to.join("experiment.json");
+        let mut e = common::read_json(&path);
+        e["id"] = serde_json::json!("E05");
+        // Registered again: the registration's digest made anew over it.
+        let parsed: receipts_verifier::model::Experiment =
+            serde_json::from_value(e.clone()).expect("an experiment");
+        let rules = receipts_verifier::prereg::rules_digest(&parsed);
+        let covers = &e["preregistration"]["covers"];
+        let tasks: std::collections::BTreeMap<String, String> =
+            serde_json::from_value(covers["tasks"].clone()).expect("tasks");
+        let log = covers["log"].as_str().expect("log").to_string();
+        e["preregistration"]["covers"]["rules"] = serde_json::json!(rules);
+        e["preregistration"]["sha256"] = serde_json::json!(
+            receipts_verifier::prereg::registration_digest(&log, &rules, &tasks)
+        );
+        common::write_json(&path, &e);
+        // The summary's claims name its figures by experiment.
+        let summary = to.join("summary.json");
+        let text = fs::read_to_string(&summary).expect("summary");
+        fs::write(&summary, text.replace("E01.", "E05.")).expect("write");
+        for file in ["models.json", "summary.json"] {
+            common::edit_json(&to.join(file), |v| {
+                v["experiment"] = serde_json::json!("E05");
+            });
+        }
+        each_run(&to, |path, run| {
+            run["experiment"] = serde_json::json!("E05");
+            common::write_json(path, run);
+        });
+    });
+    let (code, result) = study.verify(&[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        fails_naming(
+            &result,
+            "shard-e/data/E05/runs/",
+            "calls on record once",
+            "as a call of shard-a/data/E01/runs/"
+        ),
+        "{:#?}",
+        failing(&result)
+    );
+}

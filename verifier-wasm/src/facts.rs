@@ -67,8 +67,9 @@ pub struct RunFacts {
     pub experiment: String,
     /// When the run started, as recorded.
     pub started_at: Option<UnixMillis>,
-    /// Each provider call's keys, for finding a call recorded twice.
-    pub calls: Vec<CallKey>,
+    /// The keys of its provider calls, for finding a call recorded twice
+    /// or a run that copies another.
+    pub prints: crate::verify::calls::Prints,
     /// The run's wall time: from its start to the end of its last attempt.
     pub wall_ms: u64,
     /// The attempts of the run's last round: those that ran at the same
@@ -113,55 +114,6 @@ pub fn try_wall_ms(run: &Run) -> Result<u64, String> {
         end = end.max(s.saturating_add(i64::try_from(a.duration_ms).unwrap_or(i64::MAX)));
     }
     Ok(end.saturating_sub(start).max(0) as u64)
-}
-
-/// What identifies a provider call across runs: its request id, and what it
-/// did (model, start, latency, usage, finish), which a copy keeps even when
-/// its request id is changed. Each is the first 16 bytes of a SHA-256.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CallKey {
-    /// The digest of the call's request id.
-    pub request: [u8; 16],
-    /// `None` for a call without usage: calls that timed out alike look alike.
-    pub content: Option<[u8; 16]>,
-}
-
-impl CallKey {
-    /// The keys of `call`.
-    pub fn of(call: &crate::model::ProviderCall) -> CallKey {
-        // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
-        let content = call.usage.map(|u| {
-            // The start as an instant, not as written: `.1Z` and `.100Z` are one time.
-            let started = time::parse(&call.started_at).map(|t| t.0).ok();
-            // A tuple serializes as the JSON array it always was, with no value tree built.
-            let fields = (
-                &call.model_requested,
-                &call.model_echoed,
-                started,
-                call.latency_ms,
-                [
-                    Some(u.prompt_tokens),
-                    Some(u.completion_tokens),
-                    u.reasoning_tokens,
-                ],
-                &call.finish_reason,
-                call.status,
-            );
-            prefix(&serde_json::to_vec(&fields).unwrap_or_default())
-        });
-        CallKey {
-            request: prefix(call.request_id.as_bytes()),
-            content,
-        }
-    }
-}
-
-fn prefix(bytes: &[u8]) -> [u8; 16] {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(bytes);
-    let mut out = [0u8; 16];
-    out.copy_from_slice(&digest[..16]);
-    out
 }
 
 /// The facts of one attempt.
@@ -227,7 +179,7 @@ impl RunFacts {
         RunFacts {
             experiment: run.experiment.clone(),
             started_at: time::parse(&run.started_at).ok(),
-            calls: run.calls().map(CallKey::of).collect(),
+            prints: crate::verify::calls::prints(run),
             wall_ms: wall_ms(run),
             last_round: last_round(run),
             place: RunPlace::of(run),

@@ -37,6 +37,8 @@ pub fn parse_sums(text: &str) -> Result<String, JsError> {
 #[derive(Default)]
 pub struct Bundle {
     files: BTreeMap<String, Vec<u8>>,
+    /// The prints of the runs the last `verify` verified, as bytes.
+    prints: Vec<u8>,
 }
 
 #[cfg(feature = "recompute")]
@@ -81,12 +83,21 @@ impl Bundle {
     }
 
     /// Verifies the files within `scope` (JSON, e.g. `{"scope":"all"}`);
-    /// returns the result as JSON: `{"tally": …, "receipts": […]}`.
-    pub fn verify(&self, scope: &str) -> Result<String, JsError> {
+    /// returns the result as JSON: `{"tally": …, "receipts": […]}`. The
+    /// prints of the runs verified are kept for [`Bundle::prints`].
+    pub fn verify(&mut self, scope: &str) -> Result<String, JsError> {
         let scope: Scope = serde_json::from_slice(scope.as_bytes())
             .map_err(|e| JsError::new(&format!("scope: {e}")))?;
-        serde_json::to_string(&verify_files(&self.files, &scope))
-            .map_err(|e| JsError::new(&e.to_string()))
+        let result = verify_files(&self.files, &scope);
+        self.prints = result.prints.to_bytes();
+        serde_json::to_string(&result).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The prints of the runs the last `verify` verified (see
+    /// [`crate::verify::calls::SitePrints::to_bytes`]), for the root that
+    /// lists this site as a shard ([`RootSite::calls`]).
+    pub fn prints(&self) -> Vec<u8> {
+        self.prints.clone()
     }
 }
 
@@ -183,6 +194,7 @@ pub fn verify_report_text(
     let result = BundleResult {
         tally: Tally::of(&receipts),
         receipts,
+        prints: crate::verify::calls::SitePrints::default(),
     };
     serde_json::to_string(&result).map_err(|e| JsError::new(&e.to_string()))
 }
@@ -353,6 +365,18 @@ impl RootSite {
         if let Some(check) = self.check.as_mut() {
             let why = why.unwrap_or_else(|| "the shard could not be fetched".to_string());
             check.shard(name, digest.as_deref().ok_or(why.as_str()), &run_records);
+        }
+    }
+
+    /// The prints of shard `name`'s runs, as its `Bundle::prints` gave
+    /// them, or `undefined` when its records could not be verified: each
+    /// joins the root's one call index.
+    pub fn calls(&mut self, name: &str, prints: Option<Vec<u8>>) {
+        if let Some(check) = self.check.as_mut() {
+            let read = prints
+                .ok_or_else(|| "the shard's records were not verified".to_string())
+                .and_then(|bytes| crate::verify::calls::SitePrints::from_bytes(&bytes));
+            check.calls(name, read.as_ref().map_err(String::as_str));
         }
     }
 

@@ -2,6 +2,7 @@
 //! the command around it ([`command`]).
 
 mod command;
+mod copied;
 mod mock;
 mod proxy;
 

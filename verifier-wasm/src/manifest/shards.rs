@@ -11,8 +11,12 @@
 //! manifest lists to its digest; each shard's `SHA256SUMS` to the digest
 //! `SHARDS` lists for it (a shard swapped, altered and resealed, or missing
 //! fails by name); no run record published by two shards (a shard copied
-//! under a second name would count its runs twice); and the figures the
-//! root's page shows to those of the shards. Each shard is verified as a
+//! under a second name would count its runs twice); one call index over
+//! every shard's runs ([`crate::verify::calls`]), so that no provider call
+//! is on record in two shards and no run of one shard copies a run of
+//! another (the same runs under new run ids, or an experiment registered
+//! again under a new id); and the figures the root's page shows to those of
+//! the shards. Each shard is verified as a
 //! site of its own beside it, its receipts named under the shard's name.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::digest::sha256_hex;
+use crate::verify::calls::{CallIndex, SitePrints};
 use crate::verify::Receipt;
 
 use super::check::{open_manifest, Opened};
@@ -28,6 +33,15 @@ use super::{format_sums, parse_sums, SumsError, ASSETS_DIR, SUMS};
 
 /// The root's list of shards.
 pub const SHARDS: &str = "SHARDS";
+
+/// A run record's path, as the root keeps it: 16 bytes, whatever its length.
+fn path_key(rel: &str) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(rel.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
 
 /// The root site's page.
 pub const ROOT_PAGE: &str = "index.html";
@@ -137,7 +151,9 @@ pub struct RootResult {
     /// The facts of each shard checked, by name.
     pub shards: Vec<ShardFacts>,
     /// A receipt for each check of the root: its files, each shard's digest
-    /// against `SHARDS`, each run to one shard, the figures its page shows.
+    /// against `SHARDS`, each run to one shard, each call on record once
+    /// across the shards and no run a copy of another shard's, the figures
+    /// its page shows.
     pub receipts: Vec<Receipt>,
 }
 
@@ -151,8 +167,13 @@ pub struct RootCheck {
     shards: Option<Vec<Shard>>,
     /// The shards [`Self::shard`] was given, by name.
     checked: BTreeSet<String>,
-    /// Which shard publishes each run record seen so far.
-    owner: BTreeMap<String, String>,
+    /// Which shard (by its place in `names`) publishes each run record
+    /// seen so far, by the first 16 bytes of the SHA-256 of its path.
+    owner: std::collections::HashMap<[u8; 16], u32>,
+    /// The shards checked, in the order they were.
+    names: Vec<String>,
+    /// Every shard's runs, by the keys of their calls.
+    calls: CallIndex,
     facts: BTreeMap<String, ShardFacts>,
     receipts: Vec<Receipt>,
 }
@@ -179,7 +200,9 @@ impl RootCheck {
             seen: BTreeSet::new(),
             checked: BTreeSet::new(),
             shards: None,
-            owner: BTreeMap::new(),
+            owner: std::collections::HashMap::new(),
+            names: Vec::new(),
+            calls: CallIndex::default(),
             facts: BTreeMap::new(),
             receipts,
         }
@@ -286,23 +309,59 @@ impl RootCheck {
             expected == actual,
         ));
         // A run published twice is counted twice: named once, where it is seen again.
+        let shard = self.shard_number(name);
         for rel in run_records {
-            if let Some(first) = self.owner.get(rel) {
-                if first != name {
+            let key = path_key(rel);
+            match self.owner.get(&key) {
+                Some(&first) if first != shard => {
                     self.receipts.push(Receipt::new(
                         &format!("{name}/data/{rel}"),
                         "published by one shard",
                         format!("only in {name}"),
-                        format!("also in {first}"),
+                        format!("also in {}", self.names[first as usize]),
                         false,
                     ));
                 }
-            } else {
-                self.owner.insert(rel.clone(), name.to_string());
+                Some(_) => {}
+                None => {
+                    self.owner.insert(key, shard);
+                }
             }
         }
         self.facts
             .insert(name.to_string(), ShardFacts::of(name, actual, run_records));
+    }
+
+    fn shard_number(&mut self, name: &str) -> u32 {
+        let at = match self.names.iter().position(|n| n == name) {
+            Some(at) => at,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        };
+        u32::try_from(at).unwrap_or(u32::MAX)
+    }
+
+    /// The prints of shard `name`'s runs ([`SitePrints`], from verifying
+    /// it), or why there are none: each run joins the root's one call index,
+    /// so that a call on record in two shards, or a run of one shard that
+    /// copies a run of another, fails by both names.
+    pub fn calls(&mut self, name: &str, prints: Result<&SitePrints, &str>) {
+        match prints {
+            Ok(prints) => {
+                for (rel, run) in &prints.runs {
+                    self.calls.add(name, &format!("{name}/data/{rel}"), run);
+                }
+                self.calls.seal();
+            }
+            Err(why) => self.receipts.push(Receipt::unchecked(
+                &format!("{name}/{SUMS}"),
+                "calls on record once, across the shards",
+                "the calls of the shard's runs",
+                format!("could not be read: {why}"),
+            )),
+        }
     }
 
     /// The shards page `page` shows, `(name, root digest, runs)` each as
@@ -400,6 +459,10 @@ impl RootCheck {
                 ));
             }
         }
+        // Repeats within a shard are the shard's own receipts.
+        let calls = std::mem::take(&mut self.calls);
+        self.receipts
+            .extend(calls.finish(|first, then| first != then));
         let order: Vec<String> = self.shards().into_iter().map(|s| s.name).collect();
         let shards = order.iter().filter_map(|n| self.facts.remove(n)).collect();
         RootResult {
@@ -521,6 +584,66 @@ mod tests {
                 "published by one shard".into()
             )]
         );
+    }
+
+    #[test]
+    fn a_call_two_shards_both_publish_fails_by_both_names() {
+        use crate::verify::calls::{Held, Print, Prints};
+        let run = |key: u8| Prints {
+            calls: 1,
+            keys: vec![Print {
+                held: Held::Request,
+                at: 0,
+                key: [key; 16],
+            }],
+        };
+        let prints = |runs: &[(&str, u8)]| SitePrints {
+            runs: runs
+                .iter()
+                .map(|(path, key)| ((*path).to_string(), run(*key)))
+                .collect(),
+        };
+        let (mut check, _) = root(None);
+        check.shard("a", Ok(&sha256_hex(b"A")), &runs(&["E01/runs/r1.json"]));
+        check.calls("a", Ok(&prints(&[("E01/runs/r1.json", 1)])));
+        // The same run under another id and experiment, and one of b's own.
+        check.shard(
+            "b",
+            Ok(&sha256_hex(b"B")),
+            &runs(&["E05/runs/r9.json", "E05/runs/r2.json"]),
+        );
+        check.calls(
+            "b",
+            Ok(&prints(&[("E05/runs/r9.json", 1), ("E05/runs/r2.json", 2)])),
+        );
+        let result = check.finish();
+        let failed: Vec<(String, String)> = result
+            .receipts
+            .iter()
+            .filter(|r| r.status == Status::Fail)
+            .map(|r| (r.subject.clone(), r.recomputed.clone()))
+            .collect();
+        assert_eq!(
+            failed,
+            vec![
+                (
+                    "a/data/E01/runs/r1.json".to_string(),
+                    "same request id as a call of b/data/E05/runs/r9.json".to_string()
+                ),
+                (
+                    "b/data/E05/runs/r9.json".to_string(),
+                    "same request id as a call of a/data/E01/runs/r1.json".to_string()
+                ),
+            ]
+        );
+        // A shard whose runs could not be verified leaves its calls unchecked.
+        let (mut check, _) = root(None);
+        check.calls("a", Err("the shard's records were not verified"));
+        assert!(check
+            .finish()
+            .receipts
+            .iter()
+            .any(|r| r.status == Status::CouldNotCheck && r.subject == "a/SHA256SUMS"));
     }
 
     #[test]

@@ -96,6 +96,11 @@ pub struct BundleResult {
     pub tally: Tally,
     /// Every receipt of the records in scope.
     pub receipts: Vec<Receipt>,
+    /// The prints of every run verified with its experiment (not those of
+    /// a run's page, which verifies one run), for the root that lists the
+    /// site as a shard; not part of the result's JSON.
+    #[serde(skip)]
+    pub prints: super::calls::SitePrints,
 }
 
 /// Parses a record; a record that does not parse is a failing receipt.
@@ -123,6 +128,7 @@ pub(super) fn parse<T: DeserializeOwned>(
 /// laid out as `experiments/` is) within `scope`.
 pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleResult {
     let mut receipts = Vec::new();
+    let mut prints = super::calls::SitePrints::default();
     let objects: BTreeMap<String, Vec<u8>> = crate::btree::map(
         files
             .iter()
@@ -247,6 +253,14 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
                 .zip(&verified)
                 .map(|(l, v)| (l.dir, v.runs.iter().map(|r| &r.facts).collect())),
         ));
+        for (l, v) in loaded.iter().zip(&verified) {
+            prints.runs.extend(v.runs.iter().map(|r| {
+                (
+                    layout::run_path(l.dir, &r.facts.place.id),
+                    r.facts.prints.clone(),
+                )
+            }));
+        }
     }
     imports(files, &objects, scope, &mut receipts);
     harness(files, scope, &mut receipts);
@@ -254,6 +268,7 @@ pub fn verify_files(files: &BTreeMap<String, Vec<u8>>, scope: &Scope) -> BundleR
     BundleResult {
         tally: Tally::of(&receipts),
         receipts,
+        prints,
     }
 }
 

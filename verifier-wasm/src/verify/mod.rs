@@ -6,6 +6,7 @@
 //! directory of the input, `data/` in a built site).
 
 mod bundle;
+pub mod calls;
 mod conduct;
 mod kinds;
 mod lean;
@@ -26,11 +27,12 @@ mod summary;
 mod transcript;
 
 pub use bundle::{verify_files, BundleResult, Scope};
+pub use calls::reused_across;
 pub use experiment::{
     rule_policies, summary_claims, verify_experiment, Conclusion, ExperimentCheck,
     ExperimentVerification, TaskInputs, RERUNS_REPLACE,
 };
-pub use grid::{grid_receipts, reused_across, GridFindings};
+pub use grid::{grid_receipts, GridFindings};
 pub use harness::{
     allowed, figures, percentile, verify_harness_run, verify_suite, CapReached, HarnessFigures,
     SuiteVerification,

@@ -68,7 +68,7 @@ pub fn totals<'a>(
     for v in experiments {
         for r in &v.runs {
             runs += 1;
-            calls += r.facts.calls.len() as u64;
+            calls += u64::from(r.facts.prints.calls);
             tokens += r
                 .facts
                 .attempts

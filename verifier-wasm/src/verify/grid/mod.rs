@@ -2,11 +2,12 @@
 //! runs in the primary analysis, every other run is a declared rerun, no
 //! run stands outside the grid or after a stop, every deviation was logged
 //! after the registration and before the runs it names, no provider call is
-//! on record twice, and every ladder tries its tiers cheapest first.
+//! on record twice nor a run a copy of another ([`super::calls`]), and every
+//! ladder tries its tiers cheapest first.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::facts::{CallKey, RunFacts};
+use crate::facts::RunFacts;
 use crate::model::{Cell, Deviation, DeviationKind, Deviations, Experiment, PolicyKind};
 use crate::numbers::{primary_runs, JudgedRun};
 use crate::time::{self, UnixMillis};
@@ -229,7 +230,7 @@ pub fn grid_receipts(
     }
     out.extend(ladder_order(&subject, e));
     out.extend(memory_receipts(&subject, e, runs));
-    out.extend(reused_calls(dir, runs.iter().map(|j| j.run)));
+    out.extend(super::calls::reused_calls(dir, runs.iter().map(|j| j.run)));
     findings.receipts = out;
     findings
 }
@@ -470,94 +471,6 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
             }
         })
         .collect()
-}
-
-/// Provider calls recorded more than once among `runs` (of one experiment,
-/// in directory `dir`): the same request id, or the same call under another
-/// id. One failing receipt per run that repeats an earlier one's call.
-pub fn reused_calls<'a>(dir: &str, runs: impl Iterator<Item = &'a RunFacts>) -> Vec<Receipt> {
-    let mut seen = CallIndex::default();
-    let mut out = Vec::new();
-    for run in runs {
-        if let Some(receipt) = seen.add(dir, run, |_| true) {
-            out.push(receipt);
-        }
-    }
-    out
-}
-
-/// Calls by key, with the run (and its directory) that first recorded them.
-#[derive(Default)]
-pub struct CallIndex {
-    requests: BTreeMap<[u8; 16], (String, String)>,
-    contents: BTreeMap<[u8; 16], (String, String)>,
-}
-
-impl CallIndex {
-    /// Indexes `run`'s calls; a receipt when one repeats an indexed call of
-    /// a run in a directory `report` accepts.
-    pub fn add(
-        &mut self,
-        dir: &str,
-        run: &RunFacts,
-        report: impl Fn(&str) -> bool,
-    ) -> Option<Receipt> {
-        let mut found = None;
-        for (i, CallKey { request, content }) in run.calls.iter().enumerate() {
-            let keys = [
-                (&mut self.requests, Some(request), "request id"),
-                (
-                    &mut self.contents,
-                    content.as_ref(),
-                    "model, start, latency and usage",
-                ),
-            ];
-            for (map, key, what) in keys {
-                let Some(key) = key else {
-                    continue;
-                };
-                match map.get(key) {
-                    Some((other_dir, other)) if other != &run.place.id || other_dir != dir => {
-                        if found.is_none() && report(other_dir) {
-                            found = Some(Receipt::new(
-                                &crate::layout::run_path(dir, &run.place.id),
-                                "calls on record once",
-                                format!("call {} of {}", i + 1, run.calls.len()),
-                                format!(
-                                    "same {what} as a call of {}",
-                                    crate::layout::run_path(other_dir, other)
-                                ),
-                                false,
-                            ));
-                        }
-                    }
-                    Some(_) => {}
-                    None => {
-                        map.insert(*key, (dir.to_string(), run.place.id.clone()));
-                    }
-                }
-            }
-        }
-        found
-    }
-}
-
-/// Provider calls recorded in runs of two experiments: one failing receipt
-/// per run that repeats a call of another experiment's run (repeats within
-/// an experiment are its own grid's receipts).
-pub fn reused_across<'a>(
-    experiments: impl IntoIterator<Item = (&'a str, Vec<&'a RunFacts>)>,
-) -> Vec<Receipt> {
-    let mut index = CallIndex::default();
-    let mut out = Vec::new();
-    for (dir, runs) in experiments {
-        for run in runs {
-            if let Some(receipt) = index.add(dir, run, |other| other != dir) {
-                out.push(receipt);
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

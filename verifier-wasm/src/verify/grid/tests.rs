@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::model::Run;
-use crate::verify::Status;
+use crate::verify::{reused_across, Status};
 
 fn experiment(policies: &[&str]) -> Experiment {
     serde_json::from_value(json!({
@@ -41,7 +41,7 @@ fn run(id: &str, seed: u64, policy: &str, at: u32, replaces: Option<&str>) -> Ru
             "turns": [],
             "calls": [{"request_id": format!("req-{id}"), "model_requested": "m/large",
                        "model_echoed": "m/large", "started_at": format!("2026-01-02T00:{at:02}:00Z"),
-                       "latency_ms": 2000,
+                       "latency_ms": 2000 + seed * 31 + u64::from(at),
                        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "reasoning_tokens": null,
                                  "cache_hit_tokens": null, "cache_miss_tokens": null},
                        "finish_reason": "stop", "max_tokens": 1000, "prompt_tokens_reserved": 100,
@@ -183,26 +183,32 @@ fn a_stopped_study_lists_the_cells_not_run_and_leaves_them_undecided() {
 }
 
 #[test]
-fn a_call_on_record_twice_fails_within_and_across_experiments() {
+fn a_call_on_record_twice_or_a_copied_run_fails_within_and_across_experiments() {
     let e = experiment(&["one"]);
     let a = run("a", 1, "one", 1, None);
     let mut b = run("b", 2, "one", 2, None);
-    b.calls = a.calls.clone();
+    b.prints = a.prints.clone();
+    // Each run of the two is named, with the other.
     let f = findings(&e, &[a.clone(), b.clone()], None);
-    assert_eq!(failing(&f).len(), 1, "{:?}", failing(&f));
-    assert!(failing(&f)[0].starts_with("E/runs/b.json: calls on record once"));
-    // The same call under another request id is still the same call.
-    b.calls[0].request = [7; 16];
-    assert_eq!(
-        failing(&findings(&e, &[a.clone(), b.clone()], None)).len(),
-        1
+    assert_eq!(failing(&f).len(), 2, "{:?}", failing(&f));
+    assert!(failing(&f)[1].starts_with("E/runs/b.json: calls on record once"));
+    // Under another request id, the attempt is still the same: a copy.
+    b.prints.keys[0].key = [7; 16];
+    let f = findings(&e, &[a.clone(), b.clone()], None);
+    assert_eq!(failing(&f).len(), 2, "{:?}", failing(&f));
+    assert!(
+        failing(&f)[1].starts_with(
+            "E/runs/b.json: not a copy of another run: one run recorded twice, here and as E/runs/a.json"
+        ),
+        "{:?}",
+        failing(&f)
     );
     let across = reused_across([("E1", vec![&a]), ("E2", vec![&b])]);
-    assert_eq!(across.len(), 1);
+    assert_eq!(across.len(), 2);
     assert!(
-        across[0].recomputed.contains("E1/runs/a.json"),
+        across[1].recomputed.contains("E1/runs/a.json"),
         "{}",
-        across[0].recomputed
+        across[1].recomputed
     );
 }
 
