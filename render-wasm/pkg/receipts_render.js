@@ -97,8 +97,21 @@ let receipts_render = (function(exports) {
             return this;
         }
         /**
+         * The prints of the runs the last `verify` verified (see
+         * [`crate::verify::calls::SitePrints::to_bytes`]), for the root that
+         * lists this site as a shard ([`RootSite::calls`]).
+         * @returns {Uint8Array}
+         */
+        prints() {
+            const ret = wasm.bundle_prints(this.__wbg_ptr);
+            var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+            return v1;
+        }
+        /**
          * Verifies the files within `scope` (JSON, e.g. `{"scope":"all"}`);
-         * returns the result as JSON: `{"tally": …, "receipts": […]}`.
+         * returns the result as JSON: `{"tally": …, "receipts": […]}`. The
+         * prints of the runs verified are kept for [`Bundle::prints`].
          * @param {string} scope
          * @returns {string}
          */
@@ -339,6 +352,27 @@ let receipts_render = (function(exports) {
         free() {
             const ptr = this.__destroy_into_raw();
             wasm.__wbg_rootsite_free(ptr, 0);
+        }
+        /**
+         * The prints of shard `name`'s runs, as its `Bundle::prints` gave
+         * them, or `undefined` when its records could not be verified: each
+         * joins the root's one call index.
+         * @param {string} name
+         * @param {Uint8Array | number[] | null} [prints]
+         */
+        calls(name, prints) {
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = isLikeNone(prints) ? 0 : passArray8ToWasm0(prints, wasm.__wbindgen_malloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            wasm.rootsite_calls(this.__wbg_ptr, ptr0, len0, ptr1, len1);
         }
         /**
          * A file of the root with its bytes, or `undefined` when it could not be fetched.
@@ -732,6 +766,17 @@ let receipts_render = (function(exports) {
     exports.is_shared_record = is_shared_record;
 
     /**
+     * The most bytes a gzipped run record may inflate to (see
+     * [`crate::layout::MAX_RECORD_BYTES`]).
+     * @returns {number}
+     */
+    function max_record_bytes() {
+        const ret = wasm.max_record_bytes();
+        return ret;
+    }
+    exports.max_record_bytes = max_record_bytes;
+
+    /**
      * The lowercase digest a pin gives (`#root=`), or an error naming why it is
      * not a pin.
      * @param {string} text
@@ -1043,6 +1088,11 @@ let receipts_render = (function(exports) {
         }
         wasm.__externref_drop_slice(ptr, len);
         return result;
+    }
+
+    function getArrayU8FromWasm0(ptr, len) {
+        ptr = ptr >>> 0;
+        return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
     }
 
     let cachedDataViewMemory0 = null;

@@ -264,6 +264,17 @@ let receipts_core = (function(exports) {
     exports.is_shared_record = is_shared_record;
 
     /**
+     * The most bytes a gzipped run record may inflate to (see
+     * [`crate::layout::MAX_RECORD_BYTES`]).
+     * @returns {number}
+     */
+    function max_record_bytes() {
+        const ret = wasm.max_record_bytes();
+        return ret;
+    }
+    exports.max_record_bytes = max_record_bytes;
+
+    /**
      * The lowercase digest a pin gives (`#root=`), or an error naming why it is
      * not a pin.
      * @param {string} text
