@@ -2,14 +2,14 @@
 // its own receipts against the kept log (the record, every recomputed
 // score, reduction and metric), as many as natively; a score flipped in the
 // published record fails by name; and one byte of the kept log changed
-// fails its digest.
+// fails its digest; and a log held to its directory's registration.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { isManifestFailure, launch, verifyAt, verifyLogged } from "./browser.mjs";
-import { buildSample, copySite, flipAByte, receipts } from "./setup.mjs";
+import { REPO, buildSample, copySite, flipAByte, receipts, tempDir } from "./setup.mjs";
 
 const PAGE = "imports/I01/scorers.html";
 const RECORD = "data/I01/inspect/scorers.json";
@@ -138,4 +138,54 @@ test("a run's tokens edited in the published traces record fail by name", async 
   const { result } = await verifyAt(browser, copy, TRACES_PAGE);
   assert.equal(result.status, "failed", result.text);
   assert.ok(result.failures.some((f) => f.includes("I02/otel/agent.otlp.json: derived from the export")), result.failures.join("\n"));
+});
+
+/** The sample with `registration` kept as experiments/I01/registration.json, built. */
+function registeredSample(registration) {
+  const root = tempDir("receipts-registered-");
+  for (const dir of ["experiments", "showcase", "docs"]) {
+    cpSync(join(REPO, dir), join(root, dir), { recursive: true });
+  }
+  writeFileSync(join(root, "experiments/I01/registration.json"), JSON.stringify(registration, null, 2) + "\n");
+  receipts(["build", "--quiet", "--root", root, "--out", join(root, "site")]);
+  return join(root, "site");
+}
+
+/** What each of the sample's imported tasks registered before it ran. */
+function registration() {
+  const task = (name, samples, epochs, scorers) => ({ task: name, samples, epochs, scorers });
+  return {
+    format_version: 1,
+    kind: "evaluation_registration",
+    registered_at: "2026-01-05T09:00:00Z",
+    evaluations: [
+      task("choice", ["mc-1", "mc-2", "mc-3"], 2, ["choice"]),
+      task("errors", ["ok-1", "ok-2", "boom"], 1, ["match"]),
+      task("failed", ["ok-1", "ok-2", "boom"], 1, ["match"]),
+      task("scorers", [1, 2, 3, 4], 2, ["match", "includes", "pattern", "exact", "f1"]),
+      task("tools", ["add-1", "add-2"], 1, ["includes"]),
+      task("unscored", ["u-1", "u-2", "u-3"], 2, ["judged"]),
+    ],
+  };
+}
+
+test("an evaluation is held to its registration in the browser: the registered sample a log does not hold fails by name", async () => {
+  const honest = registeredSample(registration());
+  const page = "imports/I01/tools.html";
+  let { result } = await verifyAt(browser, honest, page);
+  assert.equal(result.status, "verified", result.text);
+  assert.ok(readFileSync(join(honest, page), "utf8").includes("registered 2026-01-05T09:00:00Z (self-asserted): 2 samples × 1 epoch(s), scored by includes"));
+
+  // The log holds add-1 and add-2; the registration named a third sample
+  // it did not run (as when a log is published without one it dropped).
+  const forged = registration();
+  forged.evaluations[4].samples.push("add-3");
+  const site = registeredSample(forged);
+  ({ result } = await verifyAt(browser, site, page));
+  assert.equal(result.status, "failed", result.text);
+  assert.deepEqual(
+    result.failures.filter((f) => f.startsWith("data/I01/registration.json")),
+    ["data/I01/registration.json | ✗ data/I01/registration.json: tools: the samples its task registered recorded 2 samples × epochs; recomputed the 3 samples × 1 epoch(s) registered include sample add-3, epoch 1, which the log does not hold (1 missing)"],
+    result.failures.join("\n"),
+  );
 });
