@@ -1,7 +1,8 @@
 //! Copied runs: a failing run replaced by a copy of a passing run of
 //! another cell, every request id renamed and every time shifted, its usage,
 //! latencies, turns and artifact kept, fails `receipts build --strict`
-//! naming both runs; an honest rerun that shares the text (the artifact and
+//! naming both runs, natively and over the records alone as the browser
+//! verifies them; an honest rerun that shares the text (the artifact and
 //! the model's outputs, so the usage) but makes calls of its own (its own
 //! ids and latencies) does not. The same on the wire is in `record::copied`.
 
@@ -12,7 +13,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use common::{read_json, receipts, sample_copy, stderr, stdout, write_json};
+use common::{assert_exit, read_json, receipts, sample_copy, stderr, stdout, write_json};
 use receipts_verifier::time::{format, parse, UnixMillis};
 
 /// The rows of E01's results table, header left out.
@@ -136,6 +137,31 @@ fn a_failing_run_replaced_by_a_renamed_and_shifted_copy_of_a_passing_run_fails_n
         };
         assert!(lines.iter().any(|l| named(&l)), "{lines:#?}");
     }
+    // The published site, verified over its records alone as a page's
+    // Verify does in the browser, names both runs the same way.
+    assert_exit(&receipts(dir.path(), &["build"]), 0, "build");
+    let out = receipts(
+        &dir.path().join("site"),
+        &["verify", ".", "--records-only", "--json"],
+    );
+    assert_exit(&out, 1, "verify");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut copies: Vec<(String, String)> = common::failing(&result)
+        .into_iter()
+        .filter(|(_, claim)| claim == "not a copy of another run")
+        .collect();
+    let mut expected: Vec<(String, String)> = [&failing[0], &passing[0]]
+        .iter()
+        .map(|run| {
+            (
+                format!("E01/runs/{run}.json"),
+                "not a copy of another run".to_string(),
+            )
+        })
+        .collect();
+    copies.sort();
+    expected.sort();
+    assert_eq!(copies, expected);
 }
 
 #[test]
