@@ -128,7 +128,7 @@ fn a_forged_score_fails_and_a_damaged_archive_is_refused_writing_nothing() {
     let out = import(dir.path(), &[forged]);
     assert_exit(&out, 1, "forged score");
     let text = stdout(&out);
-    assert!(text.contains("Fail experiments/evals/inspect/forged.json: samples[add-2 epoch 1].scores[includes]: recorded C"), "{text}");
+    assert!(text.contains("FAIL experiments/evals/inspect/forged.json: samples[add-2 epoch 1].scores[includes]: recorded C"), "{text}");
     assert!(text.contains("scorers[includes mean].reduction"), "{text}");
 
     // A truncated archive beside a good log: exit 2 naming the file and
@@ -316,6 +316,32 @@ fn an_import_and_an_experiment_never_share_a_directory() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn an_import_outside_the_projects_experiments_is_refused_with_the_path_it_should_be() {
+    // A build reads experiments/ alone: `--into quiz2` would write ./quiz2/
+    // and ./objects/ that no build reads.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for into in ["quiz2", "evals/quiz2"] {
+        let out = receipts(
+            dir.path(),
+            &[
+                "import",
+                "inspect",
+                &fixture("tools.eval").display().to_string(),
+                "--into",
+                into,
+            ],
+        );
+        assert_exit(&out, 2, into);
+        assert!(
+            stderr(&out).contains(&format!("{into}: --into names a directory of the project's experiments/, which is all a build reads: write --into experiments/quiz2")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(tree(dir.path()).is_empty(), "nothing written");
 }
 
 #[test]

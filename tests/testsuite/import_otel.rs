@@ -107,7 +107,7 @@ fn an_export_edited_and_imported_again_fails_where_another_span_remembers() {
     assert_exit(&out, 1, "forged result");
     let text = stdout(&out);
     assert!(
-        text.contains("Fail experiments/agent/otel/agent.otlp.json: runs[1].tools[0].result"),
+        text.contains("FAIL experiments/agent/otel/agent.otlp.json: runs[1].tools[0].result"),
         "{text}"
     );
 

@@ -76,8 +76,12 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         for r in w.receipts.iter().filter(|r| r.status != Status::Pass) {
             // What does not hold is printed even with --quiet.
             out.result(format!(
-                "{:?} {}: {}: recorded {}; recomputed {}\n",
-                r.status, r.subject, r.claim, r.recorded, r.recomputed
+                "{} {}: {}: recorded {}; recomputed {}\n",
+                status_word(r.status),
+                r.subject,
+                r.claim,
+                r.recorded,
+                r.recomputed
             ))?;
         }
         failed |= tally.fail > 0;
@@ -101,17 +105,27 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Where the originals are kept beside `into`, which must not hold an experiment.
+/// Where the originals are kept beside `into`, which must be a directory of
+/// the project's `experiments/` (the only one a build reads) and must not
+/// hold an experiment.
 fn objects_beside(into: &Path) -> Result<PathBuf, Failure> {
-    let objects = into
-        .parent()
-        .map(|p| p.join(crate::load::OBJECTS_DIR))
-        .ok_or_else(|| {
-            input_error(
-                into,
-                "--into names an experiment directory, e.g. experiments/NAME",
-            )
-        })?;
+    let parent = into.parent().filter(|p| {
+        p.file_name()
+            .is_some_and(|n| n == crate::load::EXPERIMENTS_DIR)
+    });
+    let Some(parent) = parent else {
+        let name = into
+            .file_name()
+            .map_or_else(|| "NAME".into(), |n| n.to_string_lossy());
+        return Err(input_error(
+            into,
+            format!(
+                "--into names a directory of the project's experiments/, which is all a build reads: write --into {}/{name}",
+                crate::load::EXPERIMENTS_DIR
+            ),
+        ));
+    };
+    let objects = parent.join(crate::load::OBJECTS_DIR);
     if into.join("experiment.json").exists() {
         return Err(input_error(
             into,
@@ -119,6 +133,15 @@ fn objects_beside(into: &Path) -> Result<PathBuf, Failure> {
         ));
     }
     Ok(objects)
+}
+
+/// A receipt's status as `receipts verify` prints it.
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::CouldNotCheck => "COULD NOT CHECK",
+    }
 }
 
 fn file_name(path: &Path) -> String {

@@ -59,6 +59,9 @@ pub const MAX_FILE_BYTES: u64 = receipts_verifier::layout::MAX_RECORD_BYTES;
 
 /// Directory names inside `experiments/` that are not experiments.
 pub use receipts_verifier::layout::{OBJECTS_DIR, TASKS_DIR};
+
+/// The directory of a project that holds its experiments and imports.
+pub const EXPERIMENTS_DIR: &str = "experiments";
 /// Where a site publishes the showcase and the documents, inside `data/`;
 /// reserved as names of experiments.
 pub const SHOWCASE_DIR: &str = "showcase";
@@ -118,7 +121,7 @@ pub fn load(root: &Path) -> Result<Corpus, InputError> {
 /// [`load`], taking each run's head from `heads` when its record is the
 /// one it was made from (`receipts serve`), and keeping them there.
 pub fn load_with(root: &Path, heads: Option<&HeadCache>) -> Result<Corpus, InputError> {
-    let experiments = root.join("experiments");
+    let experiments = root.join(EXPERIMENTS_DIR);
     for reserved in [SHOWCASE_DIR, DOCS_DIR] {
         let dir = experiments.join(reserved);
         if !matches!(Disk.kind(&dir), Ok(Kind::Missing)) {
