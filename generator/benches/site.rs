@@ -76,7 +76,7 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
                 .page(
                     "run.html",
                     &path,
-                    view.simulated,
+                    site::Origin::simulator_if(view.simulated),
                     &verify,
                     minijinja::context! { run => view },
                 )
@@ -101,7 +101,7 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
                 .page(
                     "experiment.html",
                     &experiment_href(&view.id),
-                    view.simulated,
+                    site::Origin::simulator_if(view.simulated),
                     &scope,
                     minijinja::context! { e => view },
                 )

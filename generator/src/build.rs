@@ -26,7 +26,7 @@ use crate::load::{self, Corpus, LoadedExperiment};
 use crate::pages;
 use crate::publish;
 use crate::render::{RenderError, Renderer, Theme};
-use crate::site;
+use crate::site::{self, Counts};
 use crate::validate;
 use crate::verification::{self, Keep};
 use crate::write::in_place::InPlace;
@@ -63,8 +63,8 @@ pub struct BuildOptions {
 /// What a build produced.
 #[derive(Debug, Clone)]
 pub struct Built {
-    pub experiments: usize,
-    pub runs: usize,
+    /// How many records of each kind the site holds.
+    pub counts: Counts,
     pub pages: usize,
     pub files: usize,
     /// Runs whose verification was kept from the previous build.
@@ -362,8 +362,7 @@ fn render(
         Keep::NotPassing => (Vec::new(), SitePrints::default()),
     };
     let report = Built {
-        experiments: corpus.experiments.len(),
-        runs: run_count,
+        counts: Counts::of(corpus),
         pages,
         files: staging.files(),
         kept: kept_runs,
@@ -473,10 +472,9 @@ pub fn describe(report: &Built, out: &Path) -> String {
         n => format!("; {n} unchanged runs kept their verification from the previous build"),
     };
     format!(
-        "built {}: {} experiments, {} runs, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} recomputed from the records, {} pass, {} fail, {} could not be checked (`receipts verify` adds a digest check of each file the manifests list and a check of the pages)\nroot digest {} (SHA-256 of {SUMS})",
+        "built {}: {}, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} recomputed from the records, {} pass, {} fail, {} could not be checked (`receipts verify` adds a digest check of each file the manifests list and a check of the pages)\nroot digest {} (SHA-256 of {SUMS})",
         out.display(),
-        report.experiments,
-        report.runs,
+        report.counts.describe(),
         report.pages,
         report.files,
         report.total().as_secs_f64(),

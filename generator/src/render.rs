@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use receipts_verifier::verify::Scope;
 
-use crate::site::SiteInfo;
+use crate::site::{Origin, SiteInfo};
 
 /// Why templates could not be read or turned into pages.
 #[derive(Debug, thiserror::Error)]
@@ -459,7 +459,7 @@ impl Renderer {
         &self,
         template: &str,
         path: &str,
-        simulated: bool,
+        origin: Origin,
         verify: &VerifyScope,
         context: C,
     ) -> Result<String> {
@@ -472,7 +472,7 @@ impl Renderer {
             integrity => Value::from_serialize(&self.integrity),
             verify => Value::from_serialize(verify),
             full_verifier => verify.needs_full(&self.site.full_records),
-            simulated => simulated,
+            origin => origin,
             ..Value::from_serialize(&context)
         };
         self.env

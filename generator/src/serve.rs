@@ -111,18 +111,35 @@ const RELOAD_JS: &str = r#"// Reloads the page when the site is rebuilt; shows a
 })();
 "#;
 
-/// Adds the reload script to every HTML page, and the last build error when there is one.
+/// Whether a request opens a page in a browsing context (a tab, a frame),
+/// not fetches it as data: only such a page gets the reload script. The
+/// page check and the standalone verifier fetch pages to compare their
+/// bytes with what the records render to, and must be served the file
+/// itself, as a plain static host serves it. Browsers say which with
+/// `Sec-Fetch-Dest`; a client that does not is taken to open a page when
+/// it asks for HTML.
+pub fn opens_page(headers: &axum::http::HeaderMap) -> bool {
+    let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    match value("sec-fetch-dest") {
+        Some(dest) => matches!(dest, "document" | "iframe" | "frame"),
+        None => value("accept").is_some_and(|a| a.contains("text/html")),
+    }
+}
+
+/// Adds the reload script to every HTML page a browser opens, and the last
+/// build error when there is one.
 async fn inject(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
     // A page is read whole under the lock; other files are replaced by
     // renaming, so a reader holds either the old file or the new.
     let _reading = shared.serving.read().await;
+    let opens = opens_page(request.headers());
     let response = next.run(request).await;
     let html = response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
-    if !html {
+    if !html || !opens {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -314,7 +331,7 @@ pub enum ServeError {
     },
     #[error("starting the server")]
     Start(#[source] std::io::Error),
-    #[error("listening on {host}:{port}")]
+    #[error("listening on {host}:{port} (another port: --port N, or --port 0 for a free one)")]
     Listen {
         host: String,
         port: u16,
@@ -343,6 +360,15 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             std::thread::sleep(Duration::from_millis(1));
         }
     })))));
+    // The address is taken before the first build, so a port in use is
+    // said at once, not after building the whole site.
+    let listener = std::net::TcpListener::bind((options.host.as_str(), options.port))
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|source| ServeError::Listen {
+            host: options.host.clone(),
+            port: options.port,
+            source,
+        })?;
     let (notices, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {
         serving,
@@ -358,15 +384,8 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Start)?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind((options.host.as_str(), options.port))
-            .await
-            .and_then(|l| Ok((l.local_addr()?, l)))
-            .map_err(|source| ServeError::Listen {
-                host: options.host.clone(),
-                port: options.port,
-                source,
-            })?;
-        let (address, listener) = listener;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(ServeError::Start)?;
+        let address = listener.local_addr().map_err(ServeError::Start)?;
         let url = format!("http://{address}/");
         println!("serving {} on {url} (Ctrl-C to stop)", shared.out.display());
         if options.open {

@@ -120,11 +120,24 @@ fn every_page_of_simulated_data_says_so() {
             && !p.starts_with("verifier/")
             && p != "documents.html"
     };
+    // Each says where its records came from, and nothing else: the
+    // imported evaluations ran against Inspect's mock model, the imported
+    // traces against a local server, the rest is the simulator's; a page
+    // of all of them says each is marked.
+    let banner = |rel: &str| match rel {
+        _ if rel.starts_with("imports/I01/") => "Mock model: run against Inspect's mock model",
+        _ if rel.starts_with("imports/I02/") => "Local server: these calls were answered",
+        "index.html" | "verify.html" => "Some records here are not a provider's answers",
+        _ => "Simulated data: produced by the receipts simulator",
+    };
     for (rel, _) in tree(&out).iter().filter(|(p, _)| shows_receipts(p)) {
         let html = fs::read_to_string(out.join(rel)).expect("page");
-        assert!(
-            html.contains("Simulated data"),
-            "{rel} shows simulated receipts without saying so"
+        let said = banner(rel);
+        assert!(html.contains(said), "{rel} does not say {said:?}");
+        assert_eq!(
+            html.matches("role=\"note\">").count(),
+            1,
+            "{rel}: one banner"
         );
     }
 }

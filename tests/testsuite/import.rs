@@ -17,9 +17,15 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn import(root: &Path, logs: &[PathBuf]) -> std::process::Output {
+    import_with(root, logs, &[])
+}
+
+/// `receipts import inspect LOGS --into experiments/evals FLAGS`.
+fn import_with(root: &Path, logs: &[PathBuf], flags: &[&str]) -> std::process::Output {
     let mut args: Vec<String> = vec!["import".into(), "inspect".into()];
     args.extend(logs.iter().map(|p| p.display().to_string()));
     args.extend(["--into".into(), "experiments/evals".into()]);
+    args.extend(flags.iter().map(ToString::to_string));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     receipts(root, &args)
 }
@@ -355,9 +361,24 @@ fn a_log_still_being_written_and_one_without_its_samples_import_as_inspect_reads
         dir.path(),
         &[fixture("started.eval"), fixture("headeronly.eval")],
     );
-    assert_exit(&out, 0, "partial logs");
+    // What the header-only log reports cannot be recomputed: the records
+    // are written, and the import exits as `receipts verify` does on the
+    // same state, 3, unless told to accept it.
+    assert_exit(&out, 3, "partial logs");
     let text = stdout(&out);
     assert_eq!(text.matches(" 0 fail, ").count(), 2, "{text}");
+    assert!(stdout(&out).contains("COULD NOT CHECK experiments/evals/inspect/headeronly.json"));
+    assert!(
+        stderr(&out).contains("--allow-unchecked"),
+        "{}",
+        stderr(&out)
+    );
+    let logs = [fixture("started.eval"), fixture("headeronly.eval")];
+    let accepted = import_with(dir.path(), &logs, &["--allow-unchecked"]);
+    assert_exit(&accepted, 0, "accepted");
+    assert_exit(&receipts(dir.path(), &["build", "--quiet"]), 0, "build");
+    let verify = receipts(&dir.path().join("site"), &["verify", "."]);
+    assert_exit(&verify, 3, "verify of the same state");
     for name in ["started", "headeronly"] {
         let record = read_json(
             &dir.path()

@@ -16,6 +16,7 @@ mod chunks;
 mod claims;
 mod command_line;
 mod copies;
+mod first_hour;
 mod forgery;
 mod harness_vetting;
 mod import;

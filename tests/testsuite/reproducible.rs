@@ -140,7 +140,7 @@ fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
         |root: &Path, out: &str, cache| build_in_place(root, out, cache, in_place.as_ref());
     let first = build_with(root, "site", Some(&cache));
     assert_eq!(first.kept, 0, "nothing to keep yet");
-    let runs = first.runs;
+    let runs = first.counts.runs;
 
     // One run changes: every other run is kept, and the site is the full build's.
     let changed = "E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";

@@ -29,16 +29,31 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `GET path` over HTTP/1.0; returns the status code and the body.
+/// What a browser opening a page in a tab sends.
+const OPEN: &str = "Accept: text/html\r\nSec-Fetch-Dest: document\r\n";
+/// What a script fetching a page as data sends (the page check does).
+const FETCH: &str = "Accept: */*\r\nSec-Fetch-Dest: empty\r\n";
+
+/// `GET path` over HTTP/1.0, as a browser opens a page; returns the status
+/// code and the body.
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
-    get_as(port, path, "127.0.0.1")
+    request(port, path, "127.0.0.1", OPEN)
 }
 
 /// `GET path` with `Host: host`.
 fn get_as(port: u16, path: &str, host: &str) -> Option<(u16, String)> {
+    request(port, path, host, OPEN)
+}
+
+/// `GET path` with `Host: host` and the `headers` (lines ending in CRLF).
+fn request(port: u16, path: &str, host: &str, headers: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: {host}\r\n{headers}\r\n"
+    )
+    .ok()?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response).ok()?;
     let text = String::from_utf8_lossy(&response).into_owned();
@@ -87,6 +102,18 @@ fn serves_rebuilds_on_change_and_keeps_the_last_good_site() {
         first.contains("/_receipts/reload.js"),
         "pages get the reload script"
     );
+    // A page fetched by a script (the page check, the standalone verifier)
+    // is the file itself, as a plain static host serves it: what Verify
+    // compares is what the build wrote.
+    let on_disk = fs::read_to_string(root.join("site/showcase.html")).expect("page");
+    for headers in [FETCH, "Accept: */*\r\n", ""] {
+        let (status, body) = request(port, "/showcase.html", "127.0.0.1", headers).expect("page");
+        assert_eq!(status, 200);
+        assert!(
+            body == on_disk,
+            "served as written to a fetch with {headers:?}"
+        );
+    }
     let (status, _) = get(port, "/assets/receipts_verifier_bg.wasm").expect("wasm");
     assert_eq!(status, 200);
     // A name that is not this machine's (DNS rebinding) is refused.
@@ -138,4 +165,26 @@ fn serves_rebuilds_on_change_and_keeps_the_last_good_site() {
     assert_ne!(status, 200, "{body}");
     let (status, _) = get(port, "/%2e%2e/experiments/E01/experiment.json").expect("response");
     assert_ne!(status, 200);
+}
+
+#[test]
+fn a_port_in_use_is_said_at_once_before_any_build() {
+    let dir = sample_copy();
+    let taken = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("addr").port().to_string();
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_receipts"))
+        .args(["serve", "--port", &port])
+        .current_dir(dir.path())
+        .output()
+        .expect("receipts serve runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+    assert!(stderr.contains("--port 0"), "{stderr}");
+    assert!(
+        !dir.path().join("site").exists(),
+        "nothing was built before the port was tried"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
 }

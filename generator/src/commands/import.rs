@@ -22,6 +22,10 @@ use crate::import::{OtelFile, Prepared};
 pub struct Args {
     #[command(subcommand)]
     pub from: From,
+    /// Exit 0 rather than 3 when nothing failed but something could not be
+    /// checked, as `receipts verify --allow-unchecked` does.
+    #[arg(long, global = true)]
+    pub allow_unchecked: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -70,7 +74,6 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         From::Inspect { logs, into } => inspect(&logs, &into)?,
         From::Otel { exports, into } => otel(&exports, &into)?,
     };
-    let mut failed = false;
     for w in &written {
         let tally = Tally::of(&w.receipts);
         for r in w.receipts.iter().filter(|r| r.status != Status::Pass) {
@@ -84,7 +87,6 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
                 r.recomputed
             ))?;
         }
-        failed |= tally.fail > 0;
         out.status(format_args!(
             "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
             w.from,
@@ -96,13 +98,15 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             tally.could_not_check
         ))?;
     }
-    if failed {
+    let tally = Tally::of(written.iter().flat_map(|w| &w.receipts));
+    if tally.fail > 0 {
         return Err(Failure {
             message: "the imported original does not hold up against itself (listed above)".into(),
             code: 1,
         });
     }
-    Ok(())
+    // Could-not-check and nothing-recomputed exit as `receipts verify` does.
+    super::verify::outcome(tally, args.allow_unchecked)
 }
 
 /// Where the originals are kept beside `into`, which must be a directory of

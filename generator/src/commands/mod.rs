@@ -114,7 +114,12 @@ impl From<RecordError> for Failure {
 
 impl From<ServeError> for Failure {
     fn from(e: ServeError) -> Self {
-        Failure::other(&e)
+        let mut failure = Failure::other(&e);
+        // An address that cannot be taken is the command line's to change.
+        if matches!(e, ServeError::Listen { .. }) {
+            failure.code = EXIT_INPUT as u8;
+        }
+        failure
     }
 }
 

@@ -132,7 +132,7 @@ fn records_only(args: &Args, out: Out) -> Result<(), Failure> {
 
 /// The exit the tally calls for: 0 only when something was recomputed and
 /// nothing failed (and, without `--allow-unchecked`, everything was checked).
-fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure> {
+pub(super) fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure> {
     let verdict = tally.verdict();
     if verdict.is_verified() {
         Ok(())

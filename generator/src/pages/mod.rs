@@ -14,7 +14,7 @@ use crate::error::BuildError;
 type Result<T, E = BuildError> = std::result::Result<T, E>;
 use crate::load::{Corpus, DOCS_DIR};
 use crate::render::{Pin, Renderer, VerifyScope};
-use crate::site::{self, doc_href, experiment_href, run_href};
+use crate::site::{self, doc_href, experiment_href, run_href, Origin};
 use crate::verification::{self, Keep, Reuse, RunPass, Verified};
 
 mod suites;
@@ -96,7 +96,7 @@ fn run_page(
     let html = renderer.page(
         "run.html",
         &path,
-        view.simulated,
+        Origin::simulator_if(view.simulated),
         &verify,
         minijinja::context! { run => view },
     )?;
@@ -118,16 +118,8 @@ pub fn render(
     renderer: &Renderer,
     staging: &dyn Output,
 ) -> Result<usize> {
-    let any_simulated = corpus
-        .experiments
-        .iter()
-        .any(|e| e.experiment.provenance.is_simulated())
-        || corpus.imports.iter().any(|i| {
-            i.evals.iter().any(|(_, e)| site::eval_simulated(e))
-                || i.traces.iter().any(|(_, t)| site::traces_local(t))
-        })
-        || corpus.harness.iter().any(site::suite_simulated)
-        || corpus.regressions.iter().any(site::regressions_simulated);
+    let site_origin = site::site_origin(corpus);
+    let runs_origin = site::experiments_origin(corpus);
     let all = VerifyScope::of(&Scope::All, &[]);
     let none = VerifyScope::of(&Scope::None, &[]);
     let mut out = Pages {
@@ -169,7 +161,7 @@ pub fn render(
     out.write(
         "index.html",
         "index.html",
-        any_simulated,
+        site_origin,
         &all,
         minijinja::context! {
             experiments => &experiments,
@@ -183,7 +175,7 @@ pub fn render(
     out.write(
         "verify.html",
         "verify.html",
-        any_simulated,
+        site_origin,
         &all,
         minijinja::context! {
             trust_doc => corpus.docs.iter().any(|d| d.path == "TRUST.md"),
@@ -198,7 +190,7 @@ pub fn render(
     out.write(
         "compare.html",
         "compare.html",
-        any_simulated,
+        runs_origin,
         &none,
         minijinja::context! { parts => run_parts },
     )?;
@@ -213,7 +205,7 @@ pub fn render(
         out.write(
             "experiment.html",
             &experiment_href(&view.id),
-            view.simulated,
+            Origin::simulator_if(view.simulated),
             &scope,
             minijinja::context! { e => view },
         )?;
@@ -261,7 +253,7 @@ pub fn render(
         out.write(
             "runs.html",
             &path,
-            any_simulated,
+            runs_origin,
             &all,
             minijinja::context! { index => index },
         )?;
@@ -286,11 +278,11 @@ pub fn render(
             ),
             picks => picks,
         };
-        out.write("showcase.html", "showcase.html", any_simulated, &none, ctx)?;
+        out.write("showcase.html", "showcase.html", runs_origin, &none, ctx)?;
     }
     if !corpus.docs.is_empty() {
         let ctx = minijinja::context! { docs => site::doc_links(corpus) };
-        out.write("docs.html", "documents.html", false, &none, ctx)?;
+        out.write("docs.html", "documents.html", Origin::Recorded, &none, ctx)?;
     }
     for doc in &corpus.docs {
         let memo = doc.path.starts_with(MEMOS_DIR);
@@ -319,7 +311,7 @@ pub fn render(
         out.write(
             "doc.html",
             &doc_href(&doc.path),
-            memo && any_simulated,
+            if memo { site_origin } else { Origin::Recorded },
             &scope,
             ctx,
         )?;
@@ -343,13 +335,13 @@ impl Pages<'_> {
         &mut self,
         template: &str,
         path: &str,
-        simulated: bool,
+        origin: Origin,
         verify: &VerifyScope,
         context: C,
     ) -> Result<()> {
         let html = self
             .renderer
-            .page(template, path, simulated, verify, context)?;
+            .page(template, path, origin, verify, context)?;
         self.staging.write(path, html.as_bytes())?;
         self.count += 1;
         Ok(())

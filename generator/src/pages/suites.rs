@@ -57,7 +57,7 @@ pub(super) fn imports(
             out.write(
                 "inspect.html",
                 &site::inspect_href(&loaded.dir, name),
-                view.simulated,
+                site::eval_origin(eval),
                 &verify,
                 minijinja::context! { v => view },
             )?;
@@ -69,7 +69,7 @@ pub(super) fn imports(
             out.write(
                 "otel.html",
                 &site::otel_href(&loaded.dir, name),
-                view.local,
+                site::traces_origin(traces),
                 &verify,
                 minijinja::context! { v => view },
             )?;
@@ -101,7 +101,7 @@ pub(super) fn harness(
         out.write(
             "harness.html",
             &path,
-            view.simulated,
+            site::Origin::simulator_if(view.simulated),
             &VerifyScope::of(&scope, &files),
             minijinja::context! { s => view },
         )?;
@@ -119,7 +119,7 @@ pub(super) fn harness(
             out.write(
                 "harness-run.html",
                 &path,
-                view.simulated,
+                site::Origin::simulator_if(view.simulated),
                 &verify,
                 minijinja::context! { run => view },
             )?;
@@ -166,7 +166,7 @@ pub(super) fn regressions(
         out.write(
             "regressions.html",
             &path,
-            view.simulated,
+            site::Origin::simulator_if(view.simulated),
             &verify,
             minijinja::context! { s => view, columns => columns },
         )?;
@@ -174,7 +174,7 @@ pub(super) fn regressions(
         out.write(
             "golden.html",
             &site::golden_href(&loaded.dir),
-            golden.simulated,
+            site::Origin::simulator_if(golden.simulated),
             &verify,
             minijinja::context! { g => golden },
         )?;
@@ -182,7 +182,7 @@ pub(super) fn regressions(
             out.write(
                 "week.html",
                 &site::week_href(&loaded.dir, &week.week),
-                week.simulated,
+                site::Origin::simulator_if(week.simulated),
                 &verify,
                 minijinja::context! { w => week },
             )?;
@@ -207,7 +207,7 @@ pub(super) fn regressions(
             out.write(
                 "skill-edit.html",
                 &path,
-                view.simulated,
+                site::Origin::simulator_if(view.simulated),
                 &verify,
                 minijinja::context! { e => view },
             )?;

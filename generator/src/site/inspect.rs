@@ -8,16 +8,13 @@ use receipts_verifier::inspect::{registration_words, EvalRegistration, ImportedE
 use receipts_verifier::verify::Receipt;
 
 use super::study::thousands;
-use super::{label, mark, object_href, receipt_cell, worst, Cell, ReceiptView};
+use super::{
+    eval_origin, label, mark, object_href, receipt_cell, worst, Cell, Origin, ReceiptView,
+};
 use crate::load::LoadedImport;
 
 pub fn inspect_href(dir: &str, name: &str) -> String {
     format!("imports/{dir}/{name}.html")
-}
-
-/// Whether an evaluation ran against Inspect AI's mock model, not a real one.
-pub fn eval_simulated(eval: &ImportedEval) -> bool {
-    eval.model.starts_with("mockllm/")
 }
 
 /// An imported evaluation as the index lists it.
@@ -272,7 +269,7 @@ pub fn eval_summaries(loaded: &LoadedImport, verified: &[Vec<Receipt>]) -> Vec<E
                 model: eval.model.clone(),
                 status: eval.status.clone(),
                 samples: eval.samples.len(),
-                simulated: eval_simulated(eval),
+                simulated: eval_origin(eval) == Origin::MockModel,
                 headline: eval.scorers.first().and_then(|s| {
                     let metric = s.metrics.keys().next()?;
                     let claim = format!("scorers[{} {}].{metric}", s.name, s.reducer);
@@ -384,7 +381,7 @@ pub fn eval_view(
         title: title(eval, name),
         header: header(eval, receipts),
         eval: eval.clone(),
-        simulated: eval_simulated(eval),
+        simulated: eval_origin(eval) == Origin::MockModel,
         log_href: object_href(&eval.source.sha256),
         receipts: receipts.len(),
         not_passing: receipts

@@ -6,12 +6,14 @@
 mod attempt;
 mod cell_grid;
 mod claims;
+mod counts;
 mod experiment;
 mod figures;
 mod harness;
 mod index;
 mod inspect;
 mod library;
+mod origin;
 mod otel;
 mod regression;
 mod regression_history;
@@ -24,12 +26,14 @@ mod transcript;
 pub use attempt::*;
 pub use cell_grid::*;
 pub use claims::*;
+pub use counts::*;
 pub use experiment::*;
 pub use figures::*;
 pub use harness::*;
 pub use index::*;
 pub use inspect::*;
 pub use library::*;
+pub use origin::*;
 pub use otel::*;
 pub use regression::*;
 pub use regression_history::*;
@@ -61,12 +65,10 @@ pub fn doc_href(path: &str) -> String {
 /// Facts every page shows (navigation, footer).
 #[derive(Debug, Clone, Serialize)]
 pub struct SiteInfo {
-    pub experiments: usize,
-    pub runs: usize,
-    /// Runs of harness suites.
-    pub harness_runs: usize,
-    /// Edits of regression suites.
-    pub skill_edits: usize,
+    /// How many records of each kind the site holds.
+    pub counts: Counts,
+    /// The same in words, as the footer names them.
+    pub records: String,
     pub has_showcase: bool,
     pub has_docs: bool,
     /// SHA-256 of `data/SHA256SUMS`: which records the site was built from.
@@ -212,11 +214,10 @@ pub struct Digests {
 }
 
 pub fn site_info(corpus: &Corpus, digests: Digests, records_gzipped: bool) -> SiteInfo {
+    let counts = Counts::of(corpus);
     SiteInfo {
-        experiments: corpus.experiments.len(),
-        runs: corpus.experiments.iter().map(|e| e.runs.len()).sum(),
-        harness_runs: corpus.harness.iter().map(|s| s.runs.len()).sum(),
-        skill_edits: corpus.regressions.iter().map(|s| s.edits.len()).sum(),
+        counts,
+        records: counts.describe(),
         has_showcase: corpus.showcase.is_some(),
         has_docs: !corpus.docs.is_empty(),
         records_digest: digests.records,
