@@ -135,7 +135,10 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     }
     if tally.fail > 0 {
         return Err(Failure {
-            message: "the recorded run does not hold up against its capture (listed above)".into(),
+            message: format!(
+                "the recorded run is written, and fails {} of its receipts (listed above), as its page will show",
+                tally.fail
+            ),
             code: 1,
         });
     }

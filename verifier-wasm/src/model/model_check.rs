@@ -109,10 +109,7 @@ pub fn answered_as(requested: &str, echoed: &str) -> Answered {
     if echoed == requested {
         return Answered::Same;
     }
-    let dated = !requested.is_empty()
-        && echoed
-            .strip_prefix(requested)
-            .is_some_and(is_date_suffix);
+    let dated = !requested.is_empty() && echoed.strip_prefix(requested).is_some_and(is_date_suffix);
     if dated {
         Answered::DatedSnapshot
     } else {
