@@ -433,6 +433,10 @@ impl Renderer {
         env.add_filter("fold", |text: String, at: usize| {
             Value::from_serialize(crate::fold::fold(&text, at))
         });
+        // `text|code`: the text escaped, its backticked spans as `<code>`.
+        env.add_filter("code", |text: String| {
+            Value::from_safe_string(crate::escape::html_code_spans(&text))
+        });
         for (name, source) in &theme.templates {
             env.add_template_owned(name.clone(), source.clone())
                 .map_err(|reason| RenderError::Template {

@@ -1,5 +1,6 @@
 //! The subcommands, one file each.
 
+mod add_input;
 mod anchor;
 mod build;
 mod export;
@@ -51,6 +52,8 @@ pub enum Command {
     Import(import::Args),
     /// Run an agent's command through a recording proxy and make its provider calls a run of an experiment.
     Record(record::Args),
+    /// Keep a file as a task's input: stored by its SHA-256 in experiments/objects/ and named in the task.
+    AddInput(add_input::Args),
     /// Export one run as a self-contained report file.
     Export(export::Args),
     /// Write the simulated sample input (or a large experiment for scale tests).
@@ -133,6 +136,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Root(args) => root::run(args, out),
         Command::Import(args) => import::run(args, out),
         Command::Record(args) => record::run(args, out),
+        Command::AddInput(args) => add_input::run(args, out),
         Command::Export(args) => export::run(args, out),
         Command::Simulate(args) => simulate::run(args, out),
         Command::Schema(args) => schema::run(args, out),

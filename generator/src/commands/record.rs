@@ -19,9 +19,19 @@ pub struct Args {
     /// experiment.json names the grid, tiers and prices.
     #[arg(long)]
     pub into: PathBuf,
-    /// The run's id (default: EXPERIMENT-TASK-PROFILE-sSEED-POLICY).
+    /// The run's id (default: EXPERIMENT-TASK-PROFILE-sSEED-POLICY, or
+    /// RUN-rerun for a rerun of RUN).
     #[arg(long)]
     pub run: Option<String>,
+    /// Record another run of the cell of run RUN as a declared rerun: the
+    /// run replaces RUN, and a `rerun` deviation declaring it is logged
+    /// before the command starts (deviations.json, and the log of a
+    /// pre-registered experiment).
+    #[arg(long, value_name = "RUN")]
+    pub rerun_of: Option<String>,
+    /// Why the rerun is made, in one line (with --rerun-of).
+    #[arg(long, requires = "rerun_of")]
+    pub reason: Option<String>,
     /// The task of the grid the run is a cell of (needed when the grid has several).
     #[arg(long)]
     pub task: Option<String>,
@@ -69,16 +79,18 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         policy: args.policy,
         tier: args.tier,
         artifacts: args.artifacts,
+        rerun_of: args.rerun_of,
+        reason: args.reason,
     };
     // Everything that can be known before the command runs is checked first.
-    run::check(&args.into, &placement).map_err(|e| input(report(&e)))?;
+    let declared = run::check(&args.into, &placement).map_err(|e| input(report(&e)))?;
     let before = run::witness_inputs(&args.into, &placement).map_err(|e| input(report(&e)))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::from(anyhow::Error::from(e)))?;
     let recording = runtime.block_on(record_command(&args.command, upstreams))?;
-    let made = match run::make(&args.into, &recording, &placement, &before) {
+    let made = match run::make(&args.into, &recording, &placement, &before, declared) {
         Ok(made) => made,
         Err(e) => {
             // Nothing recorded is lost: the capture and its bodies are kept.
@@ -114,9 +126,19 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         tally.fail,
         tally.could_not_check
     ))?;
+    if let (Some(declared), Some(old)) = (&made.declared, &made.run.replaces) {
+        out.status(format_args!(
+            "declared a rerun of {old} by deviation {} in {}",
+            declared.deviation.id,
+            args.into.join("deviations.json").display()
+        ))?;
+    }
     if tally.fail > 0 {
         return Err(Failure {
-            message: "the recorded run does not hold up against its capture (listed above)".into(),
+            message: format!(
+                "the recorded run is written, and fails {} of its receipts (listed above), as its page will show",
+                tally.fail
+            ),
             code: 1,
         });
     }

@@ -52,8 +52,30 @@ pub enum RecordError {
     #[error("the capture does not make a run: {0}")]
     NotARun(String),
     /// A run of that id is recorded already.
-    #[error("{} exists: a recorded run is never replaced; name this one with --run", .0.display())]
+    #[error("{} exists: a recorded run is never replaced; record another run of its cell as a declared rerun with --rerun-of (see docs/RECORD-YOUR-AGENT.md, \"More runs of a cell\")", .0.display())]
     Exists(PathBuf),
+    /// Another run would give the cell more runs than the grid registers.
+    #[error("{}: grid.runs_per_cell: cell {cell} holds {registered} run(s) registered and has {holds} on record; another run would fail the grid's receipt, so nothing was run. To add it, {hint}", .file.display())]
+    CellFull {
+        file: PathBuf,
+        cell: String,
+        registered: usize,
+        holds: String,
+        hint: String,
+    },
+    /// `--rerun-of` names no run on record.
+    #[error("--rerun-of {run}: no run of that id in {}", .dir.display())]
+    NoSuchRun { run: String, dir: PathBuf },
+    /// An axis given for a rerun that differs from the replaced run's.
+    #[error("--{axis} {given}: a rerun is of the cell of the run it replaces, whose {axis} is {replaced}")]
+    OtherCell {
+        axis: &'static str,
+        given: String,
+        replaced: String,
+    },
+    /// A rerun's reason that is empty or spans lines.
+    #[error("--reason {0:?}: a deviation's reason is one line, as the log lists it")]
+    Reason(String),
     /// An `--artifact` path that ends in no file name.
     #[error("--artifact {} names no file", .0.display())]
     NoFileName(PathBuf),

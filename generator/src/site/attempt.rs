@@ -7,11 +7,15 @@ use serde::Serialize;
 use receipts_verifier::checks::Evidence;
 use receipts_verifier::cost::{attempt_cost, call_cost, Cost};
 use receipts_verifier::layout;
+use std::collections::BTreeMap;
+
 use receipts_verifier::model::{
-    Attempt, CallStatus, Experiment, InputRole, ProviderCall, Task, Turn, Usage,
+    answered_as, Answered, Attempt, CallStatus, Experiment, InputRole, ProviderCall, Run, Source,
+    Task, Turn, Usage,
 };
 use receipts_verifier::time;
 use receipts_verifier::verify::{kept_file_claim, RunVerification, Status};
+use receipts_verifier::wire::{Api, Capture, CAPTURE_FORMAT};
 
 use super::transcript::{transcript_view, TranscriptView};
 use super::{label, mark, object_href, ReceiptView};
@@ -52,6 +56,9 @@ pub struct SharedCallFacts {
     /// The model every call requested and the provider echoed, when it is
     /// the attempt's model.
     pub model: Option<String>,
+    /// The dated snapshot of the attempt's model every call was answered
+    /// as, when each was (see [`answered_as`]).
+    pub snapshot: Option<String>,
     /// The output budget every call had.
     pub budget: Option<u64>,
     /// The finish reason every call gave.
@@ -124,6 +131,14 @@ pub struct CallView {
     pub request_id: String,
     pub model_requested: String,
     pub model_echoed: Option<String>,
+    /// How the echoed model names the requested one: `same`, `snapshot`
+    /// (a dated snapshot of the alias requested: the same model), `other`
+    /// or `none`.
+    pub answered: &'static str,
+    /// What the call was, for a call no turn names: its API, its place
+    /// among the attempt's calls of that API and its model, e.g. `chat
+    /// completion 2 (gpt-4o-mini)`.
+    pub name: String,
     pub started_at: String,
     /// Seconds from the attempt's start, when both times parse.
     pub offset_s: Option<f64>,
@@ -199,18 +214,30 @@ pub fn attempt_view(
     corpus: &Corpus,
     e: &Experiment,
     task: &Task,
-    run: &str,
+    run: &Run,
     a: &Attempt,
     index: usize,
     verification: &RunVerification,
 ) -> AttemptView {
+    let source = run.source.as_ref();
+    let run = run.id.as_str();
     let tier = e.tiers.iter().find(|t| t.id == a.tier);
     let model = tier.map_or_else(String::new, |t| t.model.clone());
     let started = time::parse(&a.started_at).ok();
-    let call_view = |c: &ProviderCall| CallView {
+    let names = call_names(corpus, source, a);
+    let call_view = |c: &ProviderCall, n: usize| CallView {
         request_id: c.request_id.clone(),
         model_requested: c.model_requested.clone(),
         model_echoed: c.model_echoed.clone(),
+        answered: match c.model_echoed.as_deref() {
+            None => "none",
+            Some(echoed) => match answered_as(&c.model_requested, echoed) {
+                Answered::Same => "same",
+                Answered::DatedSnapshot => "snapshot",
+                Answered::Other => "other",
+            },
+        },
+        name: names[n].clone(),
         started_at: c.started_at.clone(),
         offset_s: started
             .zip(time::parse(&c.started_at).ok())
@@ -239,11 +266,25 @@ pub fn attempt_view(
                     && c.model_echoed.as_deref() == Some(model.as_str())
             })
             .then(|| model.clone()),
+        snapshot: uniform(a.calls.iter().map(|c| c.model_echoed.as_deref()))
+            .flatten()
+            .filter(|echoed| {
+                a.calls.iter().all(|c| c.model_requested == model)
+                    && answered_as(&model, echoed) == Answered::DatedSnapshot
+            })
+            .map(str::to_string),
         budget: uniform(a.calls.iter().map(|c| c.max_tokens)),
         finish: uniform(a.calls.iter().map(|c| c.finish_reason.as_ref()))
             .flatten()
             .map(|f| f.as_str().to_string()),
         status: uniform(a.calls.iter().map(|c| c.status)).map(|s| label(&s)),
+    };
+    // A shared snapshot is said once above the table, as a shared model is.
+    let calls = SharedCallFacts {
+        model: calls
+            .model
+            .or_else(|| calls.snapshot.as_ref().map(|_| model.clone())),
+        ..calls
     };
     // #, action, permission, result, request, at, latency, prompt,
     // completion, reasoning, cache, cost; and a column for each fact the
@@ -322,7 +363,7 @@ fn steps(
     a: &Attempt,
     index: usize,
     turn_view: impl Fn(&Turn) -> TurnView,
-    call_view: impl Fn(&ProviderCall) -> CallView,
+    call_view: impl Fn(&ProviderCall, usize) -> CallView,
 ) -> Vec<StepView> {
     let mut shown = vec![false; a.calls.len()];
     let mut steps: Vec<StepView> = a
@@ -336,7 +377,7 @@ fn steps(
             StepView {
                 anchor: String::new(),
                 turn: Some(turn_view(t)),
-                call: found.map(|i| call_view(&a.calls[i])),
+                call: found.map(|i| call_view(&a.calls[i], i)),
                 unmatched_call: found.is_none().then(|| t.call.clone()),
                 call_shown_earlier: found.is_none()
                     && a.calls.iter().any(|c| c.request_id == t.call),
@@ -347,11 +388,12 @@ fn steps(
         a.calls
             .iter()
             .zip(&shown)
-            .filter(|(_, &shown)| !shown)
-            .map(|(c, _)| StepView {
+            .enumerate()
+            .filter(|(_, (_, &shown))| !shown)
+            .map(|(i, (c, _))| StepView {
                 anchor: String::new(),
                 turn: None,
-                call: Some(call_view(c)),
+                call: Some(call_view(c, i)),
                 unmatched_call: None,
                 call_shown_earlier: false,
             }),
@@ -423,7 +465,7 @@ fn artifact_view(
         sha256: f.sha256.clone(),
         bytes: f.bytes,
         href: object_href(&f.sha256),
-        text: bytes.and_then(|b| readable(b, &f.media_type)),
+        text: bytes.and_then(|b| readable(b)),
         table: bytes
             .filter(|_| f.media_type == "text/csv")
             .and_then(|b| receipts_verifier::csv_rows::read_rows(b).ok()),
@@ -463,15 +505,51 @@ fn uniform<T: PartialEq>(mut items: impl Iterator<Item = T>) -> Option<T> {
     items.all(|x| x == first).then_some(first)
 }
 
-/// An artifact as readable text: JSON pretty-printed, other text as is.
-fn readable(bytes: &[u8], media_type: &str) -> Option<String> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    if media_type == "application/json" {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            return serde_json::to_string_pretty(&value).ok();
-        }
-    }
-    Some(text.to_string())
+/// An artifact as text, exactly as the agent wrote it (JSON too: its keys
+/// in the agent's order, its spacing its own), or `None` when it is not
+/// UTF-8.
+fn readable(bytes: &[u8]) -> Option<String> {
+    std::str::from_utf8(bytes).ok().map(str::to_string)
+}
+
+/// Each call of `a` named by what it was: its wire API (from the capture
+/// of a run recorded on the wire, `source`), its place among the
+/// attempt's calls of that API, and the model it requested, e.g. `chat
+/// completion 2 (gpt-4o-mini)`; a call of a run not recorded on the wire
+/// is a `provider call`.
+fn call_names(corpus: &Corpus, source: Option<&Source>, a: &Attempt) -> Vec<String> {
+    let capture: Option<Capture> = source
+        .filter(|s| s.format == CAPTURE_FORMAT)
+        .and_then(|s| corpus.objects.get(&s.sha256))
+        .and_then(|bytes| serde_json::from_slice(bytes).ok());
+    let api_of = |c: &ProviderCall| {
+        let wire = c.wire.as_ref()?;
+        let capture = capture.as_ref()?;
+        let e = capture
+            .calls
+            .iter()
+            .find(|e| e.request.sha256 == wire.request_sha256)?;
+        Api::from_name(&e.api)
+    };
+    let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
+    a.calls
+        .iter()
+        .map(|c| {
+            let kind = match api_of(c) {
+                Some(Api::OpenAiChat) => "chat completion",
+                Some(Api::OpenAiResponses) => "response",
+                Some(Api::AnthropicMessages) => "message",
+                Some(Api::Other) | None => "provider call",
+            };
+            let n = seen.entry(kind).or_default();
+            *n += 1;
+            if c.model_requested.is_empty() {
+                format!("{kind} {n}")
+            } else {
+                format!("{kind} {n} ({})", c.model_requested)
+            }
+        })
+        .collect()
 }
 
 /// What went wrong with call `c` of attempt `a`, in words: a refused key, an

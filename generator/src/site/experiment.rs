@@ -84,6 +84,8 @@ pub struct ProbeView {
     pub catalog_name: Option<String>,
     pub request_id: String,
     pub echoed: Option<String>,
+    /// Whether `echoed` is a dated snapshot of the id probed.
+    pub snapshot: bool,
     pub started_at: String,
     pub latency_ms: u64,
     pub status: String,
@@ -114,6 +116,10 @@ fn models_view(check: &ModelCheck, receipts: Vec<ReceiptView>) -> ModelsView {
                 catalog_name: p.catalog_name.clone(),
                 request_id: p.call.request_id.clone(),
                 echoed: p.call.model_echoed.clone(),
+                snapshot: p.call.model_echoed.as_deref().is_some_and(|echoed| {
+                    receipts_verifier::model::answered_as(&p.model, echoed)
+                        == receipts_verifier::model::Answered::DatedSnapshot
+                }),
                 started_at: p.call.started_at.clone(),
                 latency_ms: p.call.latency_ms,
                 status: super::label(&p.call.status),

@@ -223,7 +223,7 @@ pub fn run_view(
         .attempts
         .iter()
         .enumerate()
-        .map(|(i, a)| attempt_view(corpus, e, task, &run.id, a, i, verification))
+        .map(|(i, a)| attempt_view(corpus, e, task, run, a, i, verification))
         .collect();
     let link = |id: &str| Link {
         id: id.to_string(),

@@ -42,7 +42,10 @@ fn rows(attempts: &[AttemptView]) -> Vec<TimelineRow> {
                     .filter_map(|(j, s)| {
                         let c = s.call.as_ref()?;
                         let what = s.turn.as_ref().map_or_else(
-                            || format!("Row {}: a call no turn names", j + 1),
+                            || match &c.wire {
+                                Some(_) => format!("Row {}: {}", j + 1, c.name),
+                                None => format!("Row {}: a call no turn names", j + 1),
+                            },
                             |t| {
                                 let denied = if t.allowed { "" } else { " (denied)" };
                                 format!("Turn {}: {}{denied}", j + 1, t.tool)

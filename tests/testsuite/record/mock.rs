@@ -4,7 +4,9 @@
 //! `fault-500` answers 500, `fault-cut` cuts its stream after two events,
 //! `fault-malformed` answers 200 with a body that is not JSON, `stall`
 //! never answers, and `hold` streams one event and waits for
-//! [`Mock::release`] before the rest.
+//! [`Mock::release`] before the rest. A request with the header
+//! `x-mock-answer-as: ID` is answered as model `ID`, as a provider answers
+//! an alias as its dated snapshot.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -207,9 +209,15 @@ async fn answer(
             .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
             .collect(),
     });
+    let answer_as = req
+        .headers()
+        .get("x-mock-answer-as")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let body = req.into_body().collect().await.expect("a body").to_bytes();
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let model = request["model"].as_str().unwrap_or("mock").to_string();
+    let answered = answer_as.unwrap_or_else(|| model.clone());
     let stream = request["stream"].as_bool() == Some(true);
     let n = counter.fetch_add(1, Ordering::SeqCst);
     if !delay.is_zero() {
@@ -247,14 +255,14 @@ async fn answer(
         _ => {}
     }
     if !stream {
-        let reply = whole_reply(&path, &model, &reply_id);
+        let reply = whole_reply(&path, &answered, &reply_id);
         return full(
             200,
             "application/json",
             serde_json::to_vec(&reply).expect("json"),
         );
     }
-    let events = stream_events(&path, &model, &reply_id);
+    let events = stream_events(&path, &answered, &reply_id);
     let (tx, rx) = tokio::sync::mpsc::channel(4);
     let hold = model == "hold";
     let cut = model == "fault-cut";

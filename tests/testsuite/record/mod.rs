@@ -5,6 +5,7 @@ mod command;
 mod copied;
 mod mock;
 mod proxy;
+mod workflow;
 
 use crate::common;
 

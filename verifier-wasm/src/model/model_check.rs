@@ -81,9 +81,117 @@ impl ModelProbe {
             return Some("the call did not complete".to_string());
         }
         match c.model_echoed.as_deref() {
-            Some(echoed) if echoed == id => None,
+            Some(echoed) if answered_as(id, echoed) != Answered::Other => None,
             Some(echoed) => Some(format!("the provider answered as `{echoed}`")),
             None => Some("the provider echoed no model".to_string()),
+        }
+    }
+}
+
+/// How a provider's answer names the model a call requested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answered {
+    /// Under exactly the id requested.
+    Same,
+    /// Under a dated snapshot of the id requested, an alias: the alias
+    /// with a date after it (`gpt-4o-mini` answered as
+    /// `gpt-4o-mini-2024-07-18`), the same model.
+    DatedSnapshot,
+    /// Under another id: another model.
+    Other,
+}
+
+/// How `echoed`, the model a provider said answered, names `requested`.
+/// A dated snapshot is the alias followed by a date: `-YYYY-MM-DD`,
+/// `-YYYYMMDD` or `@YYYYMMDD` (a year from 2000), or `-MMDD` (OpenAI's
+/// older snapshots, `gpt-4-0613`), each a real month and day.
+pub fn answered_as(requested: &str, echoed: &str) -> Answered {
+    if echoed == requested {
+        return Answered::Same;
+    }
+    let dated = !requested.is_empty() && echoed.strip_prefix(requested).is_some_and(is_date_suffix);
+    if dated {
+        Answered::DatedSnapshot
+    } else {
+        Answered::Other
+    }
+}
+
+/// Whether `rest` is one of [`answered_as`]'s date suffixes.
+fn is_date_suffix(rest: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let month_day = |m: &str, d: &str| {
+        let (Ok(m), Ok(d)) = (m.parse::<u32>(), d.parse::<u32>()) else {
+            return false;
+        };
+        (1..=12).contains(&m) && (1..=31).contains(&d)
+    };
+    let year = |y: &str| y.parse::<u32>().is_ok_and(|y| (2000..=2999).contains(&y));
+    let Some((sep, date)) = rest
+        .strip_prefix('-')
+        .map(|d| ('-', d))
+        .or_else(|| rest.strip_prefix('@').map(|d| ('@', d)))
+    else {
+        return false;
+    };
+    let parts: Vec<&str> = date.split('-').collect();
+    match parts.as_slice() {
+        [y, m, d] if sep == '-' && y.len() == 4 && m.len() == 2 && d.len() == 2 => {
+            [y, m, d].iter().all(|p| digits(p)) && year(y) && month_day(m, d)
+        }
+        [ymd] if ymd.len() == 8 && digits(ymd) => {
+            year(&ymd[..4]) && month_day(&ymd[4..6], &ymd[6..])
+        }
+        [md] if sep == '-' && md.len() == 4 && digits(md) => month_day(&md[..2], &md[2..]),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{answered_as, Answered};
+
+    #[test]
+    fn a_dated_snapshot_of_the_alias_is_the_model_requested_and_another_model_is_not() {
+        for (requested, echoed, answered) in [
+            ("gpt-4o-mini", "gpt-4o-mini", Answered::Same),
+            (
+                "gpt-4o-mini",
+                "gpt-4o-mini-2024-07-18",
+                Answered::DatedSnapshot,
+            ),
+            (
+                "gpt-4o-mini",
+                "gpt-4o-mini-20240718",
+                Answered::DatedSnapshot,
+            ),
+            (
+                "claude-3-5-sonnet",
+                "claude-3-5-sonnet@20240620",
+                Answered::DatedSnapshot,
+            ),
+            ("gpt-4", "gpt-4-0613", Answered::DatedSnapshot),
+            // Another model, whatever it shares with the alias.
+            ("gpt-4o-mini", "gpt-4o", Answered::Other),
+            ("gpt-4o", "gpt-4o-mini", Answered::Other),
+            ("gpt-4o", "gpt-4o-mini-2024-07-18", Answered::Other),
+            ("gpt-4o-mini-2024-07-18", "gpt-4o-mini", Answered::Other),
+            ("gpt-4o-mini", "GPT-4o-mini-2024-07-18", Answered::Other),
+            // Not dates: a version, a size, an impossible month or day.
+            ("llama-3", "llama-3-70b", Answered::Other),
+            ("m", "m-2024-13-01", Answered::Other),
+            ("m", "m-2024-07-32", Answered::Other),
+            ("m", "m-1999-07-18", Answered::Other),
+            ("m", "m-2024-07-18-x", Answered::Other),
+            ("m", "m-9999", Answered::Other),
+            ("m", "m@0613", Answered::Other),
+            ("", "-2024-07-18", Answered::Other),
+        ] {
+            assert_eq!(
+                answered_as(requested, echoed),
+                answered,
+                "{requested} as {echoed}"
+            );
         }
     }
 }

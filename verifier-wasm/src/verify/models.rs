@@ -177,6 +177,21 @@ mod tests {
     }
 
     #[test]
+    fn an_id_answered_as_its_dated_snapshot_is_confirmed_and_as_another_model_is_not() {
+        let mut c = check();
+        c["probes"][1]["call"]["model_echoed"] = json!("m/large-2024-07-18");
+        assert!(failures(&c).is_empty(), "{:?}", failures(&c));
+        c["probes"][1]["call"]["model_echoed"] = json!("m/large-mini");
+        let failed = failures(&c);
+        assert!(
+            failed
+                .iter()
+                .any(|f| f.contains("the provider answered as `m/large-mini`")),
+            "{failed:?}"
+        );
+    }
+
+    #[test]
     fn a_forged_smoke_test_fails() {
         type Edit = fn(&mut Value);
         let cases: [(&str, Edit); 7] = [
