@@ -78,14 +78,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
         let tally = Tally::of(&w.receipts);
         for r in w.receipts.iter().filter(|r| r.status != Status::Pass) {
             // What does not hold is printed even with --quiet.
-            out.result(format!(
-                "{} {}: {}: recorded {}; recomputed {}\n",
-                status_word(r.status),
-                r.subject,
-                r.claim,
-                r.recorded,
-                r.recomputed
-            ))?;
+            out.result(super::not_passing_line(r))?;
         }
         out.status(format_args!(
             "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
@@ -137,15 +130,6 @@ fn objects_beside(into: &Path) -> Result<PathBuf, Failure> {
         ));
     }
     Ok(objects)
-}
-
-/// A receipt's status as `receipts verify` prints it.
-fn status_word(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "PASS",
-        Status::Fail => "FAIL",
-        Status::CouldNotCheck => "COULD NOT CHECK",
-    }
 }
 
 fn file_name(path: &Path) -> String {

@@ -93,6 +93,23 @@ impl From<BuildError> for Failure {
     }
 }
 
+/// A receipt that did not pass, as `import` and `record` print it (even
+/// with `--quiet`): `FAIL` or `COULD NOT CHECK`, as `receipts verify`
+/// words them, then the subject, the claim, what was recorded and what was
+/// recomputed.
+pub(crate) fn not_passing_line(r: &receipts_verifier::verify::Receipt) -> String {
+    use receipts_verifier::verify::Status;
+    let word = match r.status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::CouldNotCheck => "COULD NOT CHECK",
+    };
+    format!(
+        "{word} {}: {}: recorded {}; recomputed {}\n",
+        r.subject, r.claim, r.recorded, r.recomputed
+    )
+}
+
 impl Failure {
     /// Exit 1 for `e`, with every cause beneath it.
     fn other(e: &dyn std::error::Error) -> Self {

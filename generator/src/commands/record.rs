@@ -57,6 +57,10 @@ pub struct Args {
     /// own names.
     #[arg(long = "artifact", value_name = "PATH")]
     pub artifacts: Vec<PathBuf>,
+    /// Exit 0 rather than 3 when nothing failed but something could not be
+    /// checked, as `receipts verify --allow-unchecked` does.
+    #[arg(long)]
+    pub allow_unchecked: bool,
     /// The agent's command and its arguments, after `--`.
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -106,10 +110,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     run::write(&args.into, &made)?;
     let tally = Tally::of(&receipts);
     for r in receipts.iter().filter(|r| r.status != Status::Pass) {
-        out.result(format!(
-            "{:?} {}: {}: recorded {}; recomputed {}\n",
-            r.status, r.subject, r.claim, r.recorded, r.recomputed
-        ))?;
+        out.result(super::not_passing_line(r))?;
     }
     let attempt = &made.run.attempts[0];
     out.status(format_args!(
@@ -142,5 +143,6 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             code: 1,
         });
     }
-    Ok(())
+    // Could-not-check exits as `receipts verify` does on the same state.
+    super::verify::outcome(tally, args.allow_unchecked)
 }
