@@ -1,23 +1,38 @@
 // A new user's first hour, walked end to end on a fresh tree: an Inspect AI
 // log imported into an empty project, built and verified with no folder
-// made by hand; the site previewed with `receipts serve` and Verify pressed
-// on the index and on the evaluation's page, which must say verified there
-// as the same site served as plain files does (what serve adds to a page
-// is not what the page check compares); and a screenshot of each page at a
+// made by hand; an agent on the official `openai` Python SDK recorded twice
+// against a local mock of the API as docs/RECORD-YOUR-AGENT.md says (the
+// task's input added with `receipts add-input`, the second run a declared
+// rerun), the mock answering the alias as its dated snapshot; the site
+// previewed with `receipts serve` and Verify pressed on the index, the
+// evaluation's page and a run page, which must say verified there as the
+// same site served as plain files does (what serve adds to a page is not
+// what the page check compares); and a screenshot of each page at a
 // phone's width and a laptop's, kept in test-output/first-hour/ (with
 // RECEIPTS_SCREENSHOTS=docs, in docs/screenshots/).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 
 import { launch, open, verify, verifyAt } from "./browser.mjs";
 import { REPO, RECEIPTS, receipts, tempDir } from "./setup.mjs";
 
 const LOG = join(REPO, "tests/fixtures/inspect/scorers.eval");
-const PAGES = { index: "index.html", evaluation: "imports/quiz/scorers.html", verify: "verify.html" };
+const RUN = "brief-notes-default-s1-single";
+const RERUN = `${RUN}-rerun`;
+const PAGES = {
+  index: "index.html",
+  evaluation: "imports/quiz/scorers.html",
+  experiment: "experiments/brief.html",
+  run: `runs/${RUN}.html`,
+  rerun: `runs/${RERUN}.html`,
+  verify: "verify.html",
+};
+const PYTHON = process.env.RECEIPTS_TEST_PYTHON ?? join(REPO, "target/python-sdks/bin/python");
 const WIDTHS = [{ width: 390, height: 844 }, { width: 1280, height: 900 }];
 const SHOTS = process.env.RECEIPTS_SCREENSHOTS === "docs"
   ? join(REPO, "docs/screenshots")
@@ -66,10 +81,107 @@ test("an Inspect log imported into an empty project builds and verifies", () => 
   receipts(["verify", "site"], { cwd: project });
 });
 
-test("under receipts serve, Verify on the index and the evaluation says verified, as on a plain host", async () => {
+/** A mock of OpenAI's Chat Completions on 127.0.0.1 that answers the alias
+ * `gpt-4o-mini` as its dated snapshot, as OpenAI does, each answer with its
+ * own request id and usage. */
+async function mockOpenAI() {
+  let n = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => {
+      n += 1;
+      const asked = JSON.parse(body || "{}");
+      const answer = {
+        id: `chatcmpl-mock-${n}`,
+        object: "chat.completion",
+        created: 1764979200 + n,
+        model: asked.model === "gpt-4o-mini" ? "gpt-4o-mini-2024-07-18" : asked.model,
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "The release ships on Friday once QA signs off." } }],
+        usage: { prompt_tokens: 40 + n, completion_tokens: 12, total_tokens: 52 + n },
+      };
+      res.writeHead(200, { "content-type": "application/json", "x-request-id": `req_mock_${n}` });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+const NOTES = "# Release notes\n\nThe release ships on Friday once QA signs off.\n";
+
+/** The agent: reads the task's input, asks the model through the official
+ * SDK (which reads OPENAI_BASE_URL, set by the recorder), writes its brief
+ * with its keys in its own order. */
+const AGENT = `
+import json
+from openai import OpenAI
+notes = open("notes.md").read()
+reply = OpenAI(api_key="sk-first-hour").chat.completions.create(
+    model="gpt-4o-mini", max_tokens=64,
+    messages=[{"role": "user", "content": "When does the release ship? Quote the notes.\\n" + notes}])
+quote = reply.choices[0].message.content
+with open("brief.json", "w") as f:
+    json.dump({"summary": quote, "items": [{"topic": "ship date", "quote": quote, "source": "notes.md"}]}, f)
+`;
+
+test("an agent on the openai SDK recorded twice, the second as the docs say, builds and verifies", async () => {
+  assert.ok(existsSync(PYTHON), `the test needs Python with the openai SDK at ${PYTHON} (scripts/test installs it)`);
+  const experiment = join(project, "experiments/brief");
+  mkdirSync(experiment, { recursive: true });
+  mkdirSync(join(project, "experiments/tasks"), { recursive: true });
+  writeFileSync(join(experiment, "experiment.json"), JSON.stringify({
+    format_version: 1, kind: "experiment", id: "brief", title: "My agent on the release notes",
+    provenance: "recorded", question: "Does my agent quote the release date exactly?",
+    grid: { tasks: ["notes"], profiles: ["default"], seeds: [1], policies: ["single"], runs_per_cell: 1 },
+    tiers: [{ id: "main", label: "GPT-4o mini", model: "gpt-4o-mini" }],
+    policies: [{ id: "single", label: "GPT-4o mini", kind: "single", tiers: ["main"] }],
+    prices: { version: "2026-12", currency: "USD", models: { "gpt-4o-mini": { input_per_mtok: 0.15, output_per_mtok: 0.6 } } },
+    limits: { max_turns: 30, max_run_ms: 600000, max_output_tokens: 4096 },
+    hypotheses: [],
+  }, null, 2));
+  writeFileSync(join(project, "experiments/tasks/notes.json"), JSON.stringify({
+    format_version: 1, kind: "task", id: "notes", title: "The ship date, quoted", family: "document-research",
+    prompt: "Write brief.json: when the release ships, with an exact quote from notes.md.",
+    inputs: [], artifact: { path: "brief.json", media_type: "application/json" },
+    checks: [
+      { kind: "exact-quotes", id: "quotes-exact" },
+      { kind: "required-items", id: "ship-date", items: [{ id: "friday", phrase: "ships on Friday" }] },
+      { kind: "inputs-unchanged", id: "inputs-unchanged" },
+    ],
+  }, null, 2));
+  const work = tempDir("receipts-agent-");
+  writeFileSync(join(work, "notes.md"), NOTES);
+  writeFileSync(join(work, "agent.py"), AGENT);
+  receipts(["add-input", join(work, "notes.md"), "--task", "notes", "--role", "approved-source"], { cwd: project });
+  const task = JSON.parse(readFileSync(join(project, "experiments/tasks/notes.json"), "utf8"));
+  assert.equal(task.inputs.length, 1);
+  assert.ok(existsSync(join(project, "experiments/objects", task.inputs[0].sha256)), "the input is kept by digest");
+
+  const mock = await mockOpenAI();
+  try {
+    const into = join(project, "experiments/brief");
+    const record = (extra) => receipts(["record", "--into", into, "--upstream", mock.url, ...extra, "--", PYTHON, "agent.py"], { cwd: work });
+    const first = record([]);
+    assert.match(first, new RegExp(`recorded .* as .*${RUN}\\.json: 1 provider calls?, .*; (\\d+) receipts, \\1 pass, 0 fail, 0 could not be checked`), first);
+    const second = record(["--rerun-of", RUN, "--reason", "The notes changed after the first run."]);
+    assert.match(second, new RegExp(`${RERUN}\\.json`), second);
+  } finally {
+    await mock.close();
+  }
+  const built = receipts(["build"], { cwd: project });
+  assert.match(built, /^built site: 1 experiment \(2 runs\), 1 evaluation \(\d+ samples\),/, built);
+  receipts(["verify", "site"], { cwd: project });
+  const page = readFileSync(join(project, "site", PAGES.run), "utf8");
+  assert.ok(page.includes("a dated snapshot of the alias"), "the dated id is shown, not flagged");
+  assert.ok(!page.includes("a call no turn names"), "the wire call is named");
+});
+
+test("under receipts serve, Verify on the index, the evaluation and a run says verified, as on a plain host", async () => {
   const server = await serveProject(project);
   try {
-    for (const path of [PAGES.index, PAGES.evaluation]) {
+    for (const path of [PAGES.index, PAGES.evaluation, PAGES.run]) {
       const { page, problems } = await open(browser, server.url + path);
       assert.ok(await page.$("script[src='/_receipts/reload.js']"), "the page reloads on change");
       const result = await verify(page);
