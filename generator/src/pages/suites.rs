@@ -53,7 +53,7 @@ pub(super) fn imports(
                 .chain(&receipts_of.registration)
                 .cloned()
                 .collect();
-            let view = site::eval_view(name, eval, loaded.registration.as_ref(), &receipts);
+            let view = site::eval_view(eval, loaded.registration.as_ref(), &receipts);
             out.write(
                 "inspect.html",
                 &site::inspect_href(&loaded.dir, name),

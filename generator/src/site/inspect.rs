@@ -226,8 +226,17 @@ pub struct MessageView {
     pub other_parts: Vec<String>,
 }
 
+/// How the index lists an evaluation: its task, and the name of its log,
+/// which tells apart two evaluations of one task.
 fn title(eval: &ImportedEval, name: &str) -> String {
     format!("{} ({name})", eval.task)
+}
+
+/// An evaluation's page title: its task and model. The log's file name,
+/// Inspect's long one of when it started, the task and an id, is in the
+/// page's body.
+fn page_title(eval: &ImportedEval) -> String {
+    format!("{} ({})", eval.task, eval.model)
 }
 
 fn value_text(v: &serde_json::Value) -> String {
@@ -286,9 +295,8 @@ pub fn eval_summaries(loaded: &LoadedImport, verified: &[Vec<Receipt>]) -> Vec<E
         .collect()
 }
 
-/// The page of evaluation `name` of `loaded`.
+/// The page of an imported evaluation.
 pub fn eval_view(
-    name: &str,
     eval: &ImportedEval,
     registration: Option<&EvalRegistration>,
     receipts: &[Receipt],
@@ -378,7 +386,7 @@ pub fn eval_view(
         })
         .collect();
     EvalView {
-        title: title(eval, name),
+        title: page_title(eval),
         header: header(eval, receipts),
         eval: eval.clone(),
         simulated: eval_origin(eval) == Origin::MockModel,
