@@ -7,6 +7,8 @@
 //! Display only: what a claim is compared with (`receipts_verifier::claims`)
 //! is read and judged by its own rules, never by these.
 
+use receipts_verifier::claims::{show_figure, Bound, Unit};
+
 /// Significant figures a metric is shown with.
 pub const METRIC_FIGURES: u32 = 4;
 
@@ -106,16 +108,10 @@ pub fn usd(x: f64) -> String {
     format!("{sign}${text}")
 }
 
-/// Digits of a whole number in groups of three.
+/// Digits of a whole number in groups of three, as a count is written.
 fn thousands(whole: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let n: f64 = whole.parse().unwrap_or(0.0);
+    show_figure(Bound::exact(n), Unit::Count)
 }
 
 /// A cost from `low` to `high`: one value when both ends read the same at

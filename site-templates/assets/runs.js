@@ -131,7 +131,7 @@
     });
     var shown = Math.min(list.length, SHOWN);
     count.textContent = list.length + " of " + rows.length + " runs match" + (list.length > SHOWN ? "; the first " + SHOWN + " are shown" : "");
-    caption.textContent = shown + " runs shown of " + list.length + " that match the filters";
+    caption.textContent = shown + (shown === 1 ? " run" : " runs") + " shown of " + list.length + " that match the filters";
     if (pager) pager.hidden = true;
   }
 
