@@ -23,6 +23,7 @@ use receipts_verifier::verify::{Receipt, Status, Tally};
 use crate::cache::{self, RunCache};
 use crate::data;
 use crate::load::{self, Corpus, LoadedExperiment};
+use crate::numbers::count;
 use crate::pages;
 use crate::publish;
 use crate::render::{RenderError, Renderer, Theme};
@@ -469,14 +470,17 @@ pub fn describe(report: &Built, out: &Path) -> String {
     let t = report.tally;
     let kept = match report.kept {
         0 => String::new(),
-        n => format!("; {n} unchanged runs kept their verification from the previous build"),
+        n => format!(
+            "; {} kept their verification from the previous build",
+            count(n, "unchanged run", None)
+        ),
     };
     format!(
-        "built {}: {}, {} pages, {} files in {:.2}s ({}){kept}\nreceipts: {} recomputed from the records, {} pass, {} fail, {} could not be checked (`receipts verify` adds a digest check of each file the manifests list and a check of the pages)\nroot digest {} (SHA-256 of {SUMS})",
+        "built {}: {}, {}, {} in {:.2}s ({}){kept}\nreceipts: {} recomputed from the records, {} pass, {} fail, {} could not be checked (`receipts verify` adds a digest check of each file the manifests list and a check of the pages)\nroot digest {} (SHA-256 of {SUMS})",
         out.display(),
         report.counts.describe(),
-        report.pages,
-        report.files,
+        count(report.pages, "page", None),
+        count(report.files, "file", None),
         report.total().as_secs_f64(),
         stages.join(", "),
         t.total(),

@@ -30,6 +30,7 @@ pub use receipts_verifier::import;
 pub mod json_place;
 pub mod load;
 pub mod markdown;
+pub mod numbers;
 pub mod pages;
 pub mod parse;
 #[cfg(feature = "cli")]

@@ -406,6 +406,31 @@ fn escape_html(out: &mut Output, state: &State, value: &Value) -> Result<(), Err
     }
 }
 
+/// The filters that write numbers as people read them (see `numbers`):
+/// `x|sig` a metric at four significant figures (a number, or a text that is
+/// one: other text is kept), `low|usd` or `low|usd(high)` money, and
+/// `n|plural("policy")` a count with its noun (`n|plural("sample", "samples")`
+/// names an irregular plural).
+fn add_number_filters(env: &mut Environment<'static>) {
+    use crate::numbers;
+    env.add_filter("sig", |v: Value| match v.as_str() {
+        Some(text) => numbers::shown(text),
+        None => f64::try_from(v.clone()).map_or_else(
+            |_| v.to_string(),
+            |x| numbers::sig(x, numbers::METRIC_FIGURES),
+        ),
+    });
+    env.add_filter("usd", |low: f64, high: Option<f64>| {
+        numbers::usd_range(low, high.unwrap_or(low))
+    });
+    env.add_filter(
+        "plural",
+        |n: usize, noun: String, plural: Option<String>| {
+            numbers::count(n, &noun, plural.as_deref())
+        },
+    );
+}
+
 /// The Subresource Integrity values of the scripts pages load (`verify.js`
 /// carries those of the verifier's modules).
 #[derive(Debug, Clone, Serialize)]
@@ -437,6 +462,7 @@ impl Renderer {
         env.add_filter("code", |text: String| {
             Value::from_safe_string(crate::escape::html_code_spans(&text))
         });
+        add_number_filters(&mut env);
         for (name, source) in &theme.templates {
             env.add_template_owned(name.clone(), source.clone())
                 .map_err(|reason| RenderError::Template {
@@ -558,6 +584,95 @@ mod tests {
         // Sequences go through minijinja's own escaping.
         let list = render("{{ v }}", Value::from_serialize(["<", ">"]));
         assert!(!list.contains('<') && list.contains("&lt;"), "{list}");
+    }
+
+    /// `source` rendered with the site's macros (as `m`) and number filters.
+    fn with_macros(source: &str, ctx: Value) -> String {
+        let mut env = Environment::new();
+        env.set_formatter(escape_html);
+        add_number_filters(&mut env);
+        for (name, text) in embedded_templates() {
+            if name == "macros.html" {
+                env.add_template_owned(name, text).unwrap();
+            }
+        }
+        env.add_template_owned("t.html", source.to_string())
+            .unwrap();
+        env.get_template("t.html").unwrap().render(ctx).unwrap()
+    }
+
+    /// The text of each `attr="…"` in `html`, unescaped as a browser reads it.
+    fn attributes(html: &str, attr: &str) -> Vec<String> {
+        html.split(&format!("{attr}=\""))
+            .skip(1)
+            .map(|rest| {
+                let text = &rest[..rest.find('"').unwrap()];
+                text.replace("&quot;", "\"").replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    /// A metric shown at four significant figures keeps its exact value on
+    /// hover, and that value reads back to the very float the receipt holds.
+    #[test]
+    fn a_shortened_metric_keeps_its_exact_value_on_hover() {
+        for exact in [
+            0.799_999_999_999_999_9,
+            2.0 / 3.0,
+            0.1 + 0.2,
+            0.239_356_776_939_084_53,
+            1e-7 / 3.0,
+            -123.456_789_012_345,
+        ] {
+            let text = exact.to_string();
+            let cell = minijinja::context! { c => minijinja::context! {
+                published => text.clone(), original => (), recomputed => text.clone(),
+                status => "pass", mark => "✓", subject => "s", claim => "c",
+                before => "", after => "",
+            }};
+            let html = with_macros(r#"{% import "macros.html" as m %}{{ m.cell(c) }}"#, cell);
+            let values = attributes(&html, "value");
+            let exacts = attributes(&html, "data-exact");
+            assert_eq!(values.len(), 1, "{html}");
+            assert_eq!(exacts.len(), 1, "{html}");
+            for shown in values.iter().chain(&exacts) {
+                assert_eq!(shown.parse::<f64>().unwrap(), exact, "{html}");
+            }
+            let short = crate::numbers::sig(exact, 4);
+            assert!(html.contains(&format!(">{short}</data>")), "{html}");
+            assert!(html.contains(&format!("✓ {short}</span>")), "{html}");
+        }
+        // A value as short as it can be said is written as it is.
+        let cell = minijinja::context! { c => minijinja::context! {
+            published => "0.8", original => (), recomputed => "0.8", status => "pass",
+            mark => "✓", subject => "s", claim => "c", before => "", after => "",
+        }};
+        let html = with_macros(r#"{% import "macros.html" as m %}{{ m.cell(c) }}"#, cell);
+        assert!(
+            !html.contains("<data") && !html.contains("data-exact"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn costs_and_counts_read_as_people_write_them() {
+        let cost = |low: f64, high: f64| {
+            with_macros(
+                r#"{% import "macros.html" as m %}{{ m.cost(c) }}"#,
+                minijinja::context! { c => minijinja::context! { low => low, high => high } },
+            )
+        };
+        assert_eq!(cost(0.000_017_4, 0.000_017_4), "$0.0000174");
+        assert_eq!(cost(0.0001, 0.0001), "$0.0001");
+        assert_eq!(cost(0.1 + 0.2, 0.3), "$0.30");
+        assert_eq!(cost(0.0, 0.0041), "$0.00–0.0041");
+        assert_eq!(
+            with_macros(
+                r#"{{ 1|plural("task") }} × {{ 1|plural("profile") }}; {{ 2|plural("run") }}; {{ [1, 2, 3]|length|plural("policy") }}; {{ 0.7999999999999999|sig }}; {{ "pass"|sig }}"#,
+                Value::UNDEFINED
+            ),
+            "1 task × 1 profile; 2 runs; 3 policies; 0.8; pass"
+        );
     }
 
     #[test]

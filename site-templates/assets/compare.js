@@ -218,7 +218,7 @@
      ["Attempts", String(run.attempts.length)], ["Provider calls", String(calls.length)],
      ["Truncated calls", String(truncated) + (row.truncated ? " (the run was cut short)" : "")],
      ["Prompt tokens", sum("prompt_tokens")], ["Completion tokens", sum("completion_tokens")],
-     ["Cost", "$" + row.cost_low.toFixed(4) + (row.cost_low === row.cost_high ? "" : "–" + row.cost_high.toFixed(4))],
+     ["Cost", ReceiptsView.usd(row.cost_low, row.cost_high)],
      ["Time", row.time_s.toFixed(1) + " s"], ["Receipts", row.verified === "pass" ? "✓ all agree" : row.verified === "fail" ? "✗ some do not agree" : "? some could not be checked"]].forEach(function (f) {
       facts.appendChild(el("dt", f[0]));
       facts.appendChild(el("dd", f[1]));

@@ -110,11 +110,6 @@
     tr.appendChild(td);
   }
 
-  function money(r) {
-    var low = "$" + r.cost_low.toFixed(4);
-    return r.cost_low === r.cost_high ? low : low + "–" + r.cost_high.toFixed(4);
-  }
-
   function render(list) {
     body.textContent = "";
     list.slice(0, SHOWN).forEach(function (r) {
@@ -128,7 +123,7 @@
       tr.appendChild(th);
       [r.experiment, r.task, r.profile, String(r.seed), r.policy, r.tiers].forEach(function (v) { cell(tr, v); });
       cell(tr, (r.passed ? "passed" : "failed") + (r.truncated ? " · truncated" : "") + (r.lost_usage ? " · usage lost" : ""), r.passed ? "pass" : "fail");
-      cell(tr, money(r));
+      cell(tr, ReceiptsView.usd(r.cost_low, r.cost_high));
       cell(tr, r.time_s.toFixed(1) + " s");
       cell(tr, r.replaces);
       cell(tr, r.verified === "pass" ? "✓" : r.verified === "fail" ? "✗" : "?", r.verified);
@@ -136,7 +131,7 @@
     });
     var shown = Math.min(list.length, SHOWN);
     count.textContent = list.length + " of " + rows.length + " runs match" + (list.length > SHOWN ? "; the first " + SHOWN + " are shown" : "");
-    caption.textContent = shown + " runs shown of " + list.length + " that match the filters";
+    caption.textContent = shown + (shown === 1 ? " run" : " runs") + " shown of " + list.length + " that match the filters";
     if (pager) pager.hidden = true;
   }
 

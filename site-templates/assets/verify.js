@@ -96,7 +96,23 @@ var ReceiptsView = (function () {
     summary.textContent = "Verifying… " + m.done + " of " + m.total + " files";
   }
 
-  return { show: show, setStatus: setStatus, text: text, pinIn: pinIn, progress: progress };
+  // A cost as the build writes it (`usd` in generator/src/numbers.rs): three
+  // significant figures under a dollar, cents from a dollar up, one value
+  // when both ends of its bound read the same.
+  function usd(low, high) {
+    function one(x) {
+      var a = Math.abs(x);
+      if (!isFinite(x)) return "$" + x;
+      var digits = a === 0 ? "0.00" : a >= 1
+        ? a.toFixed(2).replace(/\B(?=(\d{3})+\.)/g, ",")
+        : a.toFixed(Math.max(2, 2 - Math.floor(Math.log10(a)))).replace(/(\.\d\d\d*?)0+$/, "$1");
+      return (x < 0 ? "-$" : "$") + digits;
+    }
+    var a = one(low), b = one(high);
+    return a === b ? a : a + "–" + b.replace("$", "");
+  }
+
+  return { show: show, setStatus: setStatus, text: text, pinIn: pinIn, progress: progress, usd: usd };
 })();
 
 (function () {
@@ -195,7 +211,9 @@ var ReceiptsView = (function () {
       // and the value (between its unit), or the mark alone while it passes.
       var sign = SIGNS[m.status];
       if (el.dataset.show === "word") el.textContent = sign + " " + WORDS[m.status];
-      else if (el.dataset.show === "value") el.textContent = sign + " " + (el.dataset.before || "") + m.recomputed + (el.dataset.after || "");
+      // A value the build shortened (`data-display`) stays so while it is
+      // what was recomputed here; the exact value is on hover either way.
+      else if (el.dataset.show === "value") el.textContent = sign + " " + (m.recomputed === el.dataset.exact ? el.dataset.display : (el.dataset.before || "") + m.recomputed + (el.dataset.after || ""));
       else el.textContent = m.status === "pass" ? sign : sign + " " + m.recomputed;
       el.title = "recomputed in this browser: " + m.recomputed;
     });

@@ -219,8 +219,18 @@ fn an_imported_evaluation_is_published_shown_and_verified_with_the_site() {
         let reported = &expected[format!("{log}.eval")]["results"]["scores"];
         for scorer in reported.as_array().into_iter().flatten() {
             for (metric, value) in scorer["metrics"].as_object().expect("metrics") {
+                // At four significant figures, the exact value on hover
+                // where that shortened it: the very float Inspect wrote.
+                let exact = value.to_string();
+                let short = receipts::numbers::shown(&exact);
+                let published = if short == exact {
+                    exact
+                } else {
+                    assert_eq!(exact.parse::<f64>().ok(), value.as_f64(), "{log}: {exact}");
+                    format!("<data value=\"{exact}\" title=\"{exact}\">{short}</data>")
+                };
                 let cell = format!(
-                    "{metric} <span class=\"published\">{value}</span> <span class=\"recomputed pass\""
+                    "{metric} <span class=\"published\">{published}</span> <span class=\"recomputed pass\""
                 );
                 assert!(page.contains(&cell), "{log}: {} {cell}", scorer["name"]);
                 shown += 1;
@@ -417,7 +427,7 @@ fn a_log_still_being_written_and_one_without_its_samples_import_as_inspect_reads
     // receipt that could not be checked, not a failure.
     let line = text
         .lines()
-        .find(|l| l.contains("headeronly.json: 0 samples × epochs"))
+        .find(|l| l.contains("headeronly.json: 0 samples × "))
         .expect("the header-only log's tally");
     assert!(!line.ends_with(" 0 could not be checked"), "{line}");
 }

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use crate::escape::html as esc;
+use crate::numbers;
 
 mod timeline;
 pub use timeline::{run_timeline, TimelineCall, TimelineRow};
@@ -65,27 +66,16 @@ impl Frame {
         )
     }
 
-    /// Axes with ticks and labels.
-    fn axes(
-        &self,
-        out: &mut String,
-        x_label: &str,
-        y_label: &str,
-        x_fmt: &dyn Fn(f64) -> String,
-        y_fmt: &dyn Fn(f64) -> String,
-    ) {
+    /// Axes with ticks and labels; `y_ticks` false for a chart whose rows
+    /// are categories, which labels them itself.
+    fn axes(&self, out: &mut String, x_label: &str, y_label: &str, y_ticks: bool) {
         let (x0, x1) = (self.left, self.width - self.right);
         let (y0, y1) = (self.height - self.bottom, self.top);
         let _ = write!(out, "<g class=\"axis\"><line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\"/><line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x0}\" y2=\"{y1}\"/>");
-        let ticks = |(lo, hi): (f64, f64)| -> Vec<f64> {
-            let step = nice_step((hi - lo) / 4.0);
-            let n = ((hi - lo) / step).round() as usize;
-            (0..=n).map(|i| lo + step * i as f64).collect()
-        };
-        let x_ticks = ticks(self.x);
-        let last = x_ticks.len().saturating_sub(1);
-        for (i, xv) in x_ticks.into_iter().enumerate() {
-            let px = self.px(xv);
+        let x_ticks = numbers::ticks(self.x.0, self.x.1);
+        let last = x_ticks.values.len().saturating_sub(1);
+        for (i, (xv, label)) in x_ticks.values.iter().zip(&x_ticks.labels).enumerate() {
+            let px = self.px(*xv);
             // The end ticks' labels stay inside the axis: the first clears
             // the y axis's labels, the last the chart's right edge.
             let anchor = match i {
@@ -97,23 +87,22 @@ impl Frame {
                 out,
                 "<text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
                 y0 + 16.0,
-                esc(&x_fmt(xv))
+                esc(label)
             );
         }
-        // Charts whose rows are categories label them themselves.
-        let y_ticks = if y_fmt(self.y.1).is_empty() {
-            Vec::new()
+        let y_ticks = if y_ticks {
+            numbers::ticks(self.y.0, self.y.1)
         } else {
-            ticks(self.y)
+            numbers::Ticks::default()
         };
-        for yv in y_ticks {
-            let py = self.py(yv);
+        for (yv, label) in y_ticks.values.iter().zip(&y_ticks.labels) {
+            let py = self.py(*yv);
             let _ = write!(
                 out,
                 "<line class=\"grid\" x1=\"{x0}\" y1=\"{py:.1}\" x2=\"{x1}\" y2=\"{py:.1}\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
                 x0 - 6.0,
                 py + 4.0,
-                esc(&y_fmt(yv))
+                esc(label)
             );
         }
         let _ = write!(
@@ -128,8 +117,8 @@ impl Frame {
     }
 }
 
-/// A range with round ends that covers `values` (and zero when `from_zero`),
-/// and the step between its four or five ticks.
+/// A range with round ends that covers `values` (and zero when
+/// `from_zero`), each end a tick of the axis.
 fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite()) {
@@ -142,21 +131,7 @@ fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     if from_zero {
         lo = lo.min(0.0);
     }
-    if hi <= lo {
-        hi = lo + 1.0;
-    }
-    let step = nice_step((hi - lo) / 4.0);
-    ((lo / step).floor() * step, (hi / step).ceil() * step)
-}
-
-/// The smallest of 1, 2, 2.5 or 5 times a power of ten that is at least `raw`.
-fn nice_step(raw: f64) -> f64 {
-    let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * magnitude)
+    numbers::axis_range(lo, hi)
 }
 
 /// One policy on the pass-rate-against-cost chart.
@@ -184,8 +159,11 @@ pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
         .iter()
         .map(|p| {
             format!(
-                "{}: {:.1}% ± {:.1} at ${:.4}–{:.4}",
-                p.label, p.pass_rate, p.spread, p.cost_low, p.cost_high
+                "{}: {:.1}% ± {:.1} at {}",
+                p.label,
+                p.pass_rate,
+                p.spread,
+                numbers::usd_range(p.cost_low, p.cost_high)
             )
         })
         .collect();
@@ -194,13 +172,7 @@ pub fn pass_rate_against_cost(id: &str, points: &[PolicyPoint]) -> String {
         "Tasks passed against cost per task, per policy",
         &desc.join("; "),
     );
-    f.axes(
-        &mut out,
-        "cost per task (USD)",
-        "tasks passed (%)",
-        &|v| format!("{v:.4}"),
-        &|v| format!("{v:.0}"),
-    );
+    f.axes(&mut out, "cost per task (USD)", "tasks passed (%)", true);
     let centres: Vec<(f64, f64)> = points
         .iter()
         .map(|p| (f.px((p.cost_low + p.cost_high) / 2.0), f.py(p.pass_rate)))
@@ -303,20 +275,14 @@ pub fn time_distribution(id: &str, rows: &[(String, Vec<f64>)]) -> String {
         .iter()
         .map(|(label, xs)| {
             format!(
-                "{label}: {} runs, median {:.1} s",
-                xs.len(),
+                "{label}: {}, median {:.1} s",
+                numbers::count(xs.len(), "run", None),
                 receipts_verifier::numbers::median(xs)
             )
         })
         .collect();
     let mut out = f.open(id, "Time per run, per policy", &desc.join("; "));
-    f.axes(
-        &mut out,
-        "seconds per run",
-        "",
-        &|v| format!("{v:.0}"),
-        &|_| String::new(),
-    );
+    f.axes(&mut out, "seconds per run", "", false);
     for (i, (label, xs)) in rows.iter().enumerate() {
         let y = f.py(rows.len() as f64 - i as f64 - 0.5);
         let _ = write!(
@@ -360,16 +326,10 @@ pub fn cost_by_tier(id: &str, bars: &[(String, f64, f64)]) -> String {
     );
     let desc: Vec<String> = bars
         .iter()
-        .map(|(l, lo, hi)| format!("{l}: ${lo:.4}–{hi:.4}"))
+        .map(|(l, lo, hi)| format!("{l}: {}", numbers::usd_range(*lo, *hi)))
         .collect();
     let mut out = f.open(id, "Total cost per tier", &desc.join("; "));
-    f.axes(
-        &mut out,
-        "total cost (USD)",
-        "",
-        &|v| format!("{v:.3}"),
-        &|_| String::new(),
-    );
+    f.axes(&mut out, "total cost (USD)", "", false);
     for (i, (label, low, high)) in bars.iter().enumerate() {
         let y = f.py(bars.len() as f64 - i as f64 - 0.5);
         let (x0, xl, xh) = (f.px(0.0), f.px(*low), f.px(*high));
@@ -413,8 +373,8 @@ pub fn throughput_over_time(id: &str, series: &[String], points: &[CallPoint]) -
         id,
         "Served throughput of each provider call over the experiment",
         &format!(
-            "{} calls with known usage, coloured by tier: {}",
-            points.len(),
+            "{} with known usage, coloured by tier: {}",
+            numbers::count(points.len(), "call", None),
             series.join(", ")
         ),
     );
@@ -422,8 +382,7 @@ pub fn throughput_over_time(id: &str, series: &[String], points: &[CallPoint]) -
         &mut out,
         "minutes since the first call",
         "completion tokens per second",
-        &|v| format!("{v:.0}"),
-        &|v| format!("{v:.0}"),
+        true,
     );
     for p in thin(points, MAX_POINTS) {
         let _ = write!(

@@ -74,13 +74,7 @@ pub fn run_timeline(id: &str, rows: &[TimelineRow]) -> Option<String> {
         t = "Each attempt's provider calls at their time from the run's start",
         d = esc(&desc.join("; "))
     );
-    f.axes(
-        &mut out,
-        "seconds from the run's start",
-        "",
-        &|v| format!("{v:.0}"),
-        &|_| String::new(),
-    );
+    f.axes(&mut out, "seconds from the run's start", "", false);
     for (i, r) in rows.iter().enumerate() {
         let y = f.py(rows.len() as f64 - i as f64 - 0.5);
         let (x0, x1) = (f.px(r.start_s), f.px(r.start_s + r.duration_s));

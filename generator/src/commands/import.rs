@@ -17,6 +17,7 @@ use receipts_verifier::verify::{Receipt, Status, Tally};
 use super::{Failure, Out};
 use crate::error::EXIT_INPUT;
 use crate::import::{OtelFile, Prepared};
+use crate::numbers::count;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -81,11 +82,11 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             out.result(super::not_passing_line(r))?;
         }
         out.status(format_args!(
-            "imported {} as {}: {}; {} receipts, {} pass, {} fail, {} could not be checked",
+            "imported {} as {}: {}; {}, {} pass, {} fail, {} could not be checked",
             w.from,
             w.target.display(),
             w.holds,
-            tally.total(),
+            count(tally.total(), "receipt", None),
             tally.pass,
             tally.fail,
             tally.could_not_check
@@ -208,7 +209,7 @@ fn inspect(logs: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
         written.push(Written {
             from: path.display().to_string(),
             target,
-            holds: format!("{} samples × epochs", prepared.record.samples.len()),
+            holds: crate::site::samples_by_epochs(&prepared.record),
             receipts,
         });
     }
@@ -268,7 +269,11 @@ fn otel(exports: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
         written.push(Written {
             from,
             target,
-            holds: format!("{} runs, {} model calls", p.record.runs.len(), calls),
+            holds: format!(
+                "{}, {}",
+                count(p.record.runs.len(), "run", None),
+                count(calls, "model call", None)
+            ),
             receipts,
         });
     }

@@ -9,6 +9,7 @@ use receipts_verifier::verify::{Status, Tally};
 
 use super::{Failure, Out};
 use crate::error::{report, EXIT_INPUT};
+use crate::numbers::count;
 use crate::record::run::{self, Placement};
 use crate::record::{record_command, Upstreams};
 
@@ -114,10 +115,10 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     }
     let attempt = &made.run.attempts[0];
     out.status(format_args!(
-        "recorded {} as {}: {} provider calls, {}; {} receipts, {} pass, {} fail, {} could not be checked",
+        "recorded {} as {}: {}, {}; {}, {} pass, {} fail, {} could not be checked",
         args.command.join(" "),
         made.path.display(),
-        attempt.calls.len(),
+        count(attempt.calls.len(), "provider call", None),
         match &attempt.end.message {
             None => "the command exited with status 0".to_string(),
             Some(m) => m.clone(),

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::{Failure, Out};
+use crate::numbers::count;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,14 +23,17 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let runs: usize = summary.shards.iter().map(|s| s.runs).sum();
     for s in &summary.shards {
         out.status(format_args!(
-            "{}  {} ({} runs)",
-            s.root_digest, s.name, s.runs
+            "{}  {} ({})",
+            s.root_digest,
+            s.name,
+            count(s.runs, "run", None)
         ))?;
     }
     out.status(format_args!(
-        "wrote {}: {} shards, {runs} runs; root digest {} (SHA-256 of SHA256SUMS): publish it, and each shard beside the root under its name",
+        "wrote {}: {}, {}; root digest {} (SHA-256 of SHA256SUMS): publish it, and each shard beside the root under its name",
         args.out.display(),
-        summary.shards.len(),
+        count(summary.shards.len(), "shard", None),
+        count(runs, "run", None),
         summary.root_digest
     ))
 }

@@ -16,6 +16,7 @@ use receipts_verifier::verify::{anchor_report, verify_report, Kinds, Receipt, St
 use crate::audit::audit;
 use crate::error::BuildError;
 use crate::error::InputError;
+use crate::numbers::count;
 
 use super::{Failure, Out};
 
@@ -119,8 +120,8 @@ fn records_only(args: &Args, out: Out) -> Result<(), Failure> {
     } else {
         let t = result.tally;
         out.status(format_args!(
-            "{target}: records: {} receipts ({}), {} pass, {} fail, {} could not be checked",
-            t.total(),
+            "{target}: records: {} ({}), {} pass, {} fail, {} could not be checked",
+            count(t.total(), "receipt", None),
             Kinds::of(&result.receipts).describe(),
             t.pass,
             t.fail,
@@ -138,7 +139,7 @@ pub(super) fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure
         Ok(())
     } else if verdict.is_failed() {
         Err(Failure {
-            message: format!("{} receipts failed", tally.fail),
+            message: format!("{} failed", count(tally.fail, "receipt", None)),
             code: 1,
         })
     } else if tally.total() == 0 {
@@ -151,8 +152,8 @@ pub(super) fn outcome(tally: Tally, allow_unchecked: bool) -> Result<(), Failure
     } else {
         Err(Failure {
             message: format!(
-                "nothing failed, but {} receipts could not be checked or anchored (--allow-unchecked accepts that)",
-                tally.could_not_check
+                "nothing failed, but {} could not be checked or anchored (--allow-unchecked accepts that)",
+                count(tally.could_not_check, "receipt", None)
             ),
             code: EXIT_UNCHECKED,
         })
@@ -311,8 +312,8 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             _ => "nothing failed, not everything checked",
         };
         text.push_str(&format!(
-            "{target}: {said}: {} receipts ({}), {} pass, {} fail, {} could not be checked\n",
-            tally.total(),
+            "{target}: {said}: {} ({}), {} pass, {} fail, {} could not be checked\n",
+            count(tally.total(), "receipt", None),
             kinds.describe(),
             tally.pass,
             tally.fail,

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::load::Corpus;
+use crate::numbers::count;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
@@ -65,22 +66,13 @@ impl Counts {
         let parts: Vec<String> = kinds
             .iter()
             .filter(|(n, ..)| *n > 0)
-            .map(|&(n, kind, m, part)| format!("{} ({})", count(n, kind), count(m, part)))
+            .map(|&(n, kind, m, part)| format!("{} ({})", count(n, kind, None), count(m, part, None)))
             .collect();
         if parts.is_empty() {
             "no records".to_string()
         } else {
             parts.join(", ")
         }
-    }
-}
-
-/// `n` and the noun, plural unless `n` is one.
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 

@@ -12,9 +12,27 @@ use super::{
     eval_origin, label, mark, object_href, receipt_cell, worst, Cell, Origin, ReceiptView,
 };
 use crate::load::LoadedImport;
+use crate::numbers::count;
 
 pub fn inspect_href(dir: &str, name: &str) -> String {
     format!("imports/{dir}/{name}.html")
+}
+
+/// How many samples ran how often, in words: `8 samples × 2 epochs`, and
+/// what the log holds when that is not their product (`(15 in the log)`).
+pub fn samples_by_epochs(eval: &ImportedEval) -> String {
+    let ids: std::collections::BTreeSet<&str> =
+        eval.samples.iter().map(|s| s.id.as_str()).collect();
+    let epochs = eval.epochs as usize;
+    let mut words = format!(
+        "{} × {}",
+        count(ids.len(), "sample", None),
+        count(epochs, "epoch", None)
+    );
+    if eval.samples.len() != ids.len() * epochs {
+        words.push_str(&format!(" ({} in the log)", eval.samples.len()));
+    }
+    words
 }
 
 /// An imported evaluation as the index lists it.
@@ -26,6 +44,8 @@ pub struct EvalSummary {
     pub model: String,
     pub status: String,
     pub samples: usize,
+    /// The samples and epochs, in words (see [`samples_by_epochs`]).
+    pub holds: String,
     pub simulated: bool,
     /// The first scorer's first metric, with its recomputation.
     pub headline: Option<(String, Cell)>,
@@ -278,6 +298,7 @@ pub fn eval_summaries(loaded: &LoadedImport, verified: &[Vec<Receipt>]) -> Vec<E
                 model: eval.model.clone(),
                 status: eval.status.clone(),
                 samples: eval.samples.len(),
+                holds: samples_by_epochs(eval),
                 simulated: eval_origin(eval) == Origin::MockModel,
                 headline: eval.scorers.first().and_then(|s| {
                     let metric = s.metrics.keys().next()?;

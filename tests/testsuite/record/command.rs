@@ -301,7 +301,7 @@ fn a_recorded_agent_becomes_a_verified_run_page() {
                 "<td>{}</td><td>{}</td>",
                 usage.prompt_tokens, usage.completion_tokens
             ),
-            format!("<td>${cost:.4}</td>"),
+            format!("<td>{}</td>", receipts::numbers::usd(cost)),
             format!("data/objects/{}\">request</a>", wire.request_sha256),
             format!(
                 "data/objects/{}\">response</a>",
