@@ -123,7 +123,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
             None => "the command exited with status 0".to_string(),
             Some(m) => m.clone(),
         },
-        tally.total(),
+        count(tally.total(), "receipt", None),
         tally.pass,
         tally.fail,
         tally.could_not_check
