@@ -4,26 +4,19 @@
 // pages included; a forged record fails.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 
-import puppeteer from "puppeteer-core";
-
-import { OUTCOMES } from "./browser.mjs";
+import { launchFirefox, verifyIn as verifyWith } from "./firefox.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, tampered } from "./setup.mjs";
 
-const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
 const RUN = "E02-release-brief-careful-s2-ladder";
 
 let browser, server, site;
 
 before(async () => {
-  if (!existsSync(FIREFOX)) {
-    throw new Error(`the Firefox tests need Firefox at ${FIREFOX} (Debian: apt-get install firefox-esr), or FIREFOX=/path/to/firefox`);
-  }
   site = buildSample();
   server = await serve(site);
-  browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX, headless: true });
+  browser = await launchFirefox();
 });
 
 after(async () => {
@@ -31,26 +24,7 @@ after(async () => {
   await server?.close();
 });
 
-/** Opens `url`, presses Verify and waits for the outcome; returns the
- * summary's status and the page's marks as [data-verify, text]. */
-async function verifyIn(url, timeout = 300_000) {
-  const page = await browser.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(url, { waitUntil: "load" });
-  await page.click("#verify-run");
-  // Polled from here: the page's CSP forbids the evaluated script
-  // waitForFunction would install in Firefox.
-  const deadline = Date.now() + timeout;
-  while (!OUTCOMES.includes(await page.$eval("#verify-summary", (s) => s.dataset.status))) {
-    if (Date.now() > deadline) throw new Error(`${url}: no outcome after ${timeout} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const status = await page.$eval("#verify-summary", (s) => [s.dataset.status, s.textContent]);
-  const marks = await page.$$eval("main [data-claim]", (els) => els.map((e) => [e.dataset.verify, e.textContent]));
-  await page.close();
-  return { status, marks, errors };
-}
+const verifyIn = (url) => verifyWith(browser, url);
 
 test("Firefox verifies a run page and updates its marks in place", async () => {
   const { status, marks, errors } = await verifyIn(server.url + `runs/${RUN}.html`);

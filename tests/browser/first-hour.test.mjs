@@ -7,18 +7,21 @@
 // previewed with `receipts serve` and Verify pressed on the index, the
 // evaluation's page and a run page, which must say verified there as the
 // same site served as plain files does (what serve adds to a page is not
-// what the page check compares); and a screenshot of each page at a
+// what the page check compares), and in Firefox on the rerun's page and
+// the Verify page (the whole site, every page rendered again); a screenshot of each page at a
 // phone's width and a laptop's, kept in test-output/first-hour/ (with
 // RECEIPTS_SCREENSHOTS=docs, in docs/screenshots/).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 import { launch, open, verify, verifyAt } from "./browser.mjs";
+import { launchFirefox, verifyIn } from "./firefox.mjs";
 import { REPO, RECEIPTS, receipts, tempDir } from "./setup.mjs";
 
 const LOG = join(REPO, "tests/fixtures/inspect/scorers.eval");
@@ -83,7 +86,7 @@ test("an Inspect log imported into an empty project builds and verifies", () => 
 
 /** A mock of OpenAI's Chat Completions on 127.0.0.1 that answers the alias
  * `gpt-4o-mini` as its dated snapshot, as OpenAI does, each answer with its
- * own request id and usage. */
+ * own request id and usage, after 40 ms. */
 async function mockOpenAI() {
   let n = 0;
   const server = createServer((req, res) => {
@@ -100,8 +103,12 @@ async function mockOpenAI() {
         choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "The release ships on Friday once QA signs off." } }],
         usage: { prompt_tokens: 40 + n, completion_tokens: 12, total_tokens: 52 + n },
       };
-      res.writeHead(200, { "content-type": "application/json", "x-request-id": `req_mock_${n}` });
-      res.end(JSON.stringify(answer));
+      // No faster than a provider: the verifier holds a call's tokens per
+      // second to what one could serve.
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/json", "x-request-id": `req_mock_${n}` });
+        res.end(JSON.stringify(answer));
+      }, 40);
     });
   });
   server.listen(0, "127.0.0.1");
@@ -162,10 +169,18 @@ test("an agent on the openai SDK recorded twice, the second as the docs say, bui
   const mock = await mockOpenAI();
   try {
     const into = join(project, "experiments/brief");
-    const record = (extra) => receipts(["record", "--into", into, "--upstream", mock.url, ...extra, "--", PYTHON, "agent.py"], { cwd: work });
-    const first = record([]);
+    // Not execFileSync: the mock answers from this process's event loop.
+    const record = async (extra) => {
+      const args = ["record", "--into", into, "--upstream", mock.url, ...extra, "--", PYTHON, "agent.py"];
+      try {
+        return (await promisify(execFile)(RECEIPTS, args, { cwd: work, encoding: "utf8" })).stdout;
+      } catch (e) {
+        throw new Error(`receipts ${args.join(" ")}:\n${e.stdout}${e.stderr}`);
+      }
+    };
+    const first = await record([]);
     assert.match(first, new RegExp(`recorded .* as .*${RUN}\\.json: 1 provider calls?, .*; (\\d+) receipts, \\1 pass, 0 fail, 0 could not be checked`), first);
-    const second = record(["--rerun-of", RUN, "--reason", "The notes changed after the first run."]);
+    const second = await record(["--rerun-of", RUN, "--reason", "The notes changed after the first run."]);
     assert.match(second, new RegExp(`${RERUN}\\.json`), second);
   } finally {
     await mock.close();
@@ -213,6 +228,21 @@ test("each page at a phone's width and a laptop's: no sideways scroll, a screens
       await context.close();
     }
   } finally {
+    await server.close();
+  }
+});
+
+test("Firefox, under receipts serve, verifies the recorded run and the whole site, pages included", async () => {
+  const server = await serveProject(project);
+  const firefox = await launchFirefox();
+  try {
+    for (const path of [PAGES.rerun, PAGES.verify]) {
+      const { status, errors } = await verifyIn(firefox, server.url + path);
+      assert.deepEqual(errors, [], path);
+      assert.equal(status[0], "verified", `${path}: ${status[1]}`);
+    }
+  } finally {
+    await firefox.close();
     await server.close();
   }
 });

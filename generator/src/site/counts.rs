@@ -66,7 +66,9 @@ impl Counts {
         let parts: Vec<String> = kinds
             .iter()
             .filter(|(n, ..)| *n > 0)
-            .map(|&(n, kind, m, part)| format!("{} ({})", count(n, kind, None), count(m, part, None)))
+            .map(|&(n, kind, m, part)| {
+                format!("{} ({})", count(n, kind, None), count(m, part, None))
+            })
             .collect();
         if parts.is_empty() {
             "no records".to_string()
