@@ -188,8 +188,8 @@ fn another_run_of_a_full_cell_is_refused_before_the_agent_runs_and_a_declared_re
     let record = common::read_json(&root.join(format!("experiments/W01/runs/{rerun}.json")));
     assert_eq!(record["replaces"], RUN_ID);
 
-    let out = common::receipts(root, &["build", "--quiet", "--strict"]);
-    common::assert_exit(&out, 0, "build");
+    let out = common::receipts(root, &["build", "--strict"]);
+    common::assert_exit(&out, 0, &format!("build\n{}", common::stdout(&out)));
     let out = common::receipts(root, &["verify", "site"]);
     common::assert_exit(&out, 0, "verify");
 
