@@ -96,7 +96,8 @@ fn render(c: &mut Criterion, corpus: &Corpus) {
     group.sample_size(20);
     group.bench_function(format!("experiment-page-{}-runs", loaded.runs.len()), |b| {
         b.iter(|| {
-            let view = site::experiment_view(black_box(loaded), verification, &figures);
+            let origin = site::experiment_origin(corpus, loaded);
+            let view = site::experiment_view(black_box(loaded), verification, &figures, origin);
             renderer
                 .page(
                     "experiment.html",

@@ -16,6 +16,11 @@ pub struct RunHead {
     pub lost_usage: bool,
     /// Each provider call with known usage and time, for the throughput chart.
     pub calls: Vec<CallSketch>,
+    /// The run's record says the simulator wrote it.
+    pub simulated: bool,
+    /// The digest of the wire capture the run was recorded as, when it was
+    /// recorded on the wire (what its page's banner is decided from).
+    pub capture: Option<String>,
 }
 
 /// One provider call on the throughput chart.
@@ -27,6 +32,10 @@ pub struct CallSketch {
     pub started_ms: i64,
     /// Completion tokens per second of the call's latency.
     pub tokens_per_second: f64,
+    /// Its prompt tokens, and how many of them the provider read from its
+    /// cache, where it reports that.
+    pub prompt_tokens: u64,
+    pub cache_hit_tokens: Option<u64>,
 }
 
 impl RunHead {
@@ -49,6 +58,8 @@ impl RunHead {
                     series,
                     started_ms: t.0,
                     tokens_per_second: u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64,
+                    prompt_tokens: u.prompt_tokens,
+                    cache_hit_tokens: u.cache_hit_tokens,
                 });
             }
         }
@@ -56,6 +67,12 @@ impl RunHead {
             place: RunPlace::of(run),
             lost_usage: run.calls().any(|c| c.usage.is_none()),
             calls,
+            simulated: run.provenance.is_simulated(),
+            capture: run
+                .source
+                .as_ref()
+                .filter(|s| s.format == receipts_verifier::wire::CAPTURE_FORMAT)
+                .map(|s| s.sha256.clone()),
         }
     }
 }

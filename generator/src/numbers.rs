@@ -8,6 +8,7 @@
 //! is read and judged by its own rules, never by these.
 
 use receipts_verifier::claims::{show_figure, Bound, Unit};
+pub use receipts_verifier::plural::{count, plural_of};
 
 /// Significant figures a metric is shown with.
 pub const METRIC_FIGURES: u32 = 4;
@@ -109,6 +110,11 @@ pub fn usd(x: f64) -> String {
 }
 
 /// Digits of a whole number in groups of three, as a count is written.
+/// A count with its thousands separated: `12,345`.
+pub fn grouped(n: u64) -> String {
+    show_figure(Bound::exact(n as f64), Unit::Count)
+}
+
 fn thousands(whole: &str) -> String {
     let n: f64 = whole.parse().unwrap_or(0.0);
     show_figure(Bound::exact(n), Unit::Count)
@@ -123,36 +129,6 @@ pub fn usd_range(low: f64, high: f64) -> String {
         a
     } else {
         format!("{a}–{}", b.replacen('$', "", 1))
-    }
-}
-
-/// `n` and its noun, singular for one: `1 task`, `2 tasks`, `3 policies`.
-/// `plural` names an irregular plural.
-pub fn count(n: usize, noun: &str, plural: Option<&str>) -> String {
-    if n == 1 {
-        return format!("{n} {noun}");
-    }
-    match plural {
-        Some(p) => format!("{n} {p}"),
-        None => format!("{n} {}", plural_of(noun)),
-    }
-}
-
-/// `noun` in the plural by the regular rules: `policy` → `policies`,
-/// `box` → `boxes`, `run` → `runs` (`epoch` → `epochs`: a plural the rules
-/// would miss, `match` → `matches`, is named by the caller). Of several
-/// words the last is.
-pub fn plural_of(noun: &str) -> String {
-    let vowel_before_y = noun
-        .strip_suffix('y')
-        .and_then(|stem| stem.chars().last())
-        .is_some_and(|c| "aeiou".contains(c));
-    if let Some(stem) = noun.strip_suffix('y').filter(|_| !vowel_before_y) {
-        format!("{stem}ies")
-    } else if ["s", "x", "z", "sh"].iter().any(|e| noun.ends_with(e)) {
-        format!("{noun}es")
-    } else {
-        format!("{noun}s")
     }
 }
 
@@ -304,22 +280,6 @@ mod tests {
         assert_eq!(usd_range(0.0, 0.0041), "$0.00–0.0041");
         assert_eq!(usd_range(0.0012, 0.0041), "$0.0012–0.0041");
         assert_eq!(usd_range(1.5, 1234.5), "$1.50–1,234.50");
-    }
-
-    #[test]
-    fn counts_take_their_noun_in_the_right_number() {
-        assert_eq!(count(1, "task", None), "1 task");
-        assert_eq!(count(0, "task", None), "0 tasks");
-        assert_eq!(count(2, "policy", None), "2 policies");
-        assert_eq!(count(1, "policy", None), "1 policy");
-        assert_eq!(count(3, "day", None), "3 days");
-        assert_eq!(count(2, "epoch", None), "2 epochs");
-        assert_eq!(count(2, "match", Some("matches")), "2 matches");
-        assert_eq!(count(2, "model call", None), "2 model calls");
-        assert_eq!(
-            count(2, "sample × epoch", Some("samples × epochs")),
-            "2 samples × epochs"
-        );
     }
 
     /// Ticks over many ranges, tiny, huge, negative and degenerate: round,

@@ -408,7 +408,8 @@ fn escape_html(out: &mut Output, state: &State, value: &Value) -> Result<(), Err
 
 /// The filters that write numbers as people read them (see `numbers`):
 /// `x|sig` a metric at four significant figures (a number, or a text that is
-/// one: other text is kept), `low|usd` or `low|usd(high)` money, and
+/// one: other text is kept), `n|thousands` a count with its thousands
+/// separated (`12,345`), `low|usd` or `low|usd(high)` money, and
 /// `n|plural("policy")` a count with its noun (`n|plural("sample", "samples")`
 /// names an irregular plural).
 fn add_number_filters(env: &mut Environment<'static>) {
@@ -420,6 +421,7 @@ fn add_number_filters(env: &mut Environment<'static>) {
             |x| numbers::sig(x, numbers::METRIC_FIGURES),
         ),
     });
+    env.add_filter("thousands", |n: u64| numbers::grouped(n));
     env.add_filter("usd", |low: f64, high: Option<f64>| {
         numbers::usd_range(low, high.unwrap_or(low))
     });

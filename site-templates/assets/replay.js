@@ -32,6 +32,10 @@
     a.href = out.dataset.objects + sha256;
     return a;
   }
+  // Each attempt's call names, in the record's order, as the page names
+  // the calls of a run recorded on the wire ("chat completion 2 (model)").
+  var callNames = [];
+  try { callNames = JSON.parse(out.dataset.callNames || "[]"); } catch (e) { callNames = []; }
   function json(value) { return value === undefined || value === null ? "" : JSON.stringify(value); }
   function scroll(table) {
     var div = el("div", undefined, "scroll");
@@ -71,9 +75,9 @@
         if (!shown[k] && calls[k].request_id === turn.call) { i = k; break; }
       }
       if (i >= 0) shown[i] = true;
-      return { turn: turn, call: i >= 0 ? calls[i] : null };
+      return { turn: turn, call: i >= 0 ? calls[i] : null, at: i };
     });
-    calls.forEach(function (c, k) { if (!shown[k]) list.push({ turn: null, call: c }); });
+    calls.forEach(function (c, k) { if (!shown[k]) list.push({ turn: null, call: c, at: k }); });
     return list;
   }
 
@@ -91,6 +95,7 @@
     thead.appendChild(row(["#", "Action", "Permission", "Result", "Request", "Model requested", "Started", "Latency", "Prompt", "Completion", "Finish", "Status"], true));
     table.appendChild(thead);
     var body = el("tbody");
+    var names = callNames[index] || [];
     steps(attempt).forEach(function (s, i) {
       var t = s.turn, c = s.call;
       var action = el("span");
@@ -100,6 +105,8 @@
           action.appendChild(document.createTextNode(" "));
           action.appendChild(code(json(t.action.args)));
         }
+      } else if (c && c.wire && typeof names[s.at] === "string") {
+        action.textContent = names[s.at];
       } else {
         action.appendChild(el("span", "a call no turn names", "muted"));
       }
@@ -130,10 +137,12 @@
         li.appendChild(code(m.call));
       }
       if (m.reasoning) {
-        li.appendChild(el("p", "reasoning summary:", "muted"));
+        var folded = el("details", undefined, "reasoning");
+        folded.appendChild(el("summary", "Reasoning (" + m.reasoning.length + " character" + (m.reasoning.length === 1 ? "" : "s") + "): untrusted text, shown inert"));
         var r = el("pre", undefined, "untrusted");
         r.appendChild(code(m.reasoning));
-        li.appendChild(r);
+        folded.appendChild(r);
+        li.appendChild(folded);
       }
       if (m.text !== undefined && m.text !== null) {
         var pre = el("pre", undefined, "untrusted");

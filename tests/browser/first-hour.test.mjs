@@ -10,7 +10,9 @@
 // what the page check compares), and in Firefox on the rerun's page and
 // the Verify page (the whole site, every page rendered again); a screenshot of each page at a
 // phone's width and a laptop's, kept in test-output/first-hour/ (with
-// RECEIPTS_SCREENSHOTS=docs, in docs/screenshots/).
+// RECEIPTS_SCREENSHOTS=docs, in docs/screenshots/); and the same project
+// built with --compress-records, whose compact run page names each wire call
+// in the replay it draws.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -21,6 +23,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 import { launch, open, verify, verifyAt } from "./browser.mjs";
+import { serve } from "./server.mjs";
 import { launchFirefox, verifyIn } from "./firefox.mjs";
 import { REPO, RECEIPTS, receipts, tempDir } from "./setup.mjs";
 
@@ -243,6 +246,27 @@ test("Firefox, under receipts serve, verifies the recorded run and the whole sit
     }
   } finally {
     await firefox.close();
+    await server.close();
+  }
+});
+
+test("built with --compress-records, the recorded run's replay names each wire call and the page verifies", async () => {
+  const out = tempDir("receipts-first-hour-compact-");
+  receipts(["build", "--compress-records", "--out", out], { cwd: project });
+  const html = readFileSync(join(out, PAGES.run), "utf8");
+  assert.ok(html.includes('id="replay"') && html.includes("data-call-names="), "a compact page naming its calls");
+  const server = await serve(out);
+  try {
+    const { page, problems } = await open(browser, server.url + PAGES.run);
+    await page.waitForSelector("#replay[data-status=ready]");
+    const text = await page.evaluate(() => document.getElementById("replay").textContent);
+    assert.ok(text.includes("chat completion 1 (gpt-4o-mini)"), text.slice(0, 2000));
+    assert.ok(!text.includes("a call no turn names"), "no wire call left unnamed");
+    const result = await verify(page);
+    await page.close();
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, "verified", `${result.text}\n${result.failures.join("\n")}`);
+  } finally {
     await server.close();
   }
 });

@@ -174,7 +174,7 @@ test("an evaluation is held to its registration in the browser: the registered s
   const page = "imports/I01/tools.html";
   let { result } = await verifyAt(browser, honest, page);
   assert.equal(result.status, "verified", result.text);
-  assert.ok(readFileSync(join(honest, page), "utf8").includes("registered 2026-01-05T09:00:00Z (self-asserted): 2 samples × 1 epoch(s), scored by includes"));
+  assert.ok(readFileSync(join(honest, page), "utf8").includes("registered 2026-01-05T09:00:00Z (self-asserted): 2 samples × 1 epoch, scored by includes"));
 
   // The log holds add-1 and add-2; the registration named a third sample
   // it did not run (as when a log is published without one it dropped).
@@ -185,7 +185,7 @@ test("an evaluation is held to its registration in the browser: the registered s
   assert.equal(result.status, "failed", result.text);
   assert.deepEqual(
     result.failures.filter((f) => f.startsWith("data/I01/registration.json")),
-    ["data/I01/registration.json | ✗ data/I01/registration.json: tools: the samples its task registered recorded 2 samples × epochs; recomputed the 3 samples × 1 epoch(s) registered include sample add-3, epoch 1, which the log does not hold (1 missing)"],
+    ["data/I01/registration.json | ✗ data/I01/registration.json: tools: the samples its task registered recorded 2 sample-epochs; recomputed the 3 samples × 1 epoch registered include sample add-3, epoch 1, which the log does not hold (1 missing)"],
     result.failures.join("\n"),
   );
 });

@@ -142,6 +142,47 @@ fn every_page_of_simulated_data_says_so() {
     }
 }
 
+/// Every count on every page takes its noun in the right number: no
+/// `attempt(s)`, no `1 samples`.
+#[test]
+fn every_count_on_every_page_takes_its_noun_in_the_right_number() {
+    let site = common::built();
+    let out = site.path().join("site");
+    let nouns = [
+        "attempt",
+        "call",
+        "turn",
+        "run",
+        "sample",
+        "epoch",
+        "task",
+        "log",
+        "receipt",
+        "deviation",
+        "tier",
+        "decimal",
+        "event",
+        "cell",
+        "model id",
+        "sample-epoch",
+        "evaluation",
+        "experiment",
+    ];
+    let mut pages = 0;
+    for (rel, _) in tree(&out).iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = fs::read_to_string(out.join(rel)).expect("page");
+        pages += 1;
+        for noun in nouns {
+            let hedged = format!("{noun}(s)");
+            assert!(!html.contains(&hedged), "{rel} writes {hedged:?}");
+            for one in [format!(">1 {noun}s"), format!(" 1 {noun}s ")] {
+                assert!(!html.contains(&one), "{rel} writes {one:?}");
+            }
+        }
+    }
+    assert!(pages > 100, "{pages} pages");
+}
+
 #[test]
 fn the_published_data_mirrors_the_input() {
     let input = sample_copy();

@@ -497,7 +497,7 @@ fn imported_evaluations_are_held_to_the_samples_epochs_and_scorers_they_register
     let site = dir.path().join("site");
     let page = fs::read_to_string(site.join("imports/evals/scorers.html")).expect("page");
     assert!(
-        page.contains("registered 2026-01-05T09:00:00Z (self-asserted): 4 samples × 2 epoch(s), scored by match, includes, pattern, exact, f1"),
+        page.contains("registered 2026-01-05T09:00:00Z (self-asserted): 4 samples × 2 epochs, scored by match, includes, pattern, exact, f1"),
         "the registration on the page"
     );
     assert!(site.join("data/evals/registration.json").is_file());
@@ -523,7 +523,7 @@ fn imported_evaluations_are_held_to_the_samples_epochs_and_scorers_they_register
     register(dir.path());
     common::fails_with(
         dir.path(),
-        &["evals/registration.json: tools: the samples its task registered: recorded 1 samples × epochs; recomputed the 2 samples × 1 epoch(s) registered include sample add-2, epoch 1, which the log does not hold"],
+        &["evals/registration.json: tools: the samples its task registered: recorded 1 sample-epoch; recomputed the 2 samples × 1 epoch registered include sample add-2, epoch 1, which the log does not hold"],
     );
     // And where the browser verifies: over the published records alone
     // (a build without --strict publishes the site with its failures).
@@ -547,7 +547,7 @@ fn imported_evaluations_are_held_to_the_samples_epochs_and_scorers_they_register
     assert_exit(&out, 1, "import into a registered directory");
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(
-        text.contains("tools: the samples its task registered: recorded 1 samples × epochs; recomputed the 2 samples × 1 epoch(s) registered include sample add-2"),
+        text.contains("tools: the samples its task registered: recorded 1 sample-epoch; recomputed the 2 samples × 1 epoch registered include sample add-2"),
         "{text}"
     );
 

@@ -28,6 +28,7 @@ pub mod messages;
 pub mod model;
 pub mod numbers;
 pub mod otel;
+pub mod plural;
 pub mod prereg;
 pub mod results_table;
 pub mod time;

@@ -58,7 +58,7 @@ pub enum From {
 struct Written {
     from: String,
     target: PathBuf,
-    /// What the record holds, e.g. "300 samples × epochs".
+    /// What the record holds, e.g. "300 samples × 1 epoch".
     holds: String,
     receipts: Vec<Receipt>,
 }

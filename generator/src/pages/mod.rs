@@ -96,7 +96,7 @@ fn run_page(
     let html = renderer.page(
         "run.html",
         &path,
-        Origin::simulator_if(view.simulated),
+        view.origin,
         &verify,
         minijinja::context! { run => view },
     )?;
@@ -132,7 +132,10 @@ pub fn render(
         .experiments
         .iter()
         .zip(&verified.experiments)
-        .map(|(loaded, v)| site::experiment_view(loaded, v, &figures))
+        .map(|(loaded, v)| {
+            let origin = site::experiment_origin(corpus, loaded);
+            site::experiment_view(loaded, v, &figures, origin)
+        })
         .collect();
     let suites: Vec<site::SuiteSummary> = corpus
         .harness
@@ -205,7 +208,7 @@ pub fn render(
         out.write(
             "experiment.html",
             &experiment_href(&view.id),
-            Origin::simulator_if(view.simulated),
+            view.origin,
             &scope,
             minijinja::context! { e => view },
         )?;

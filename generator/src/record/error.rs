@@ -55,11 +55,11 @@ pub enum RecordError {
     #[error("{} exists: a recorded run is never replaced; record another run of its cell as a declared rerun with --rerun-of (see docs/RECORD-YOUR-AGENT.md, \"More runs of a cell\")", .0.display())]
     Exists(PathBuf),
     /// Another run would give the cell more runs than the grid registers.
-    #[error("{}: grid.runs_per_cell: cell {cell} holds {registered} run(s) registered and has {holds} on record; another run would fail the grid's receipt, so nothing was run. To add it, {hint}", .file.display())]
+    #[error("{}: grid.runs_per_cell: cell {cell} is registered for {registered} and has {holds} on record; another run would fail the grid's receipt, so nothing was run. To add it, {hint}", .file.display())]
     CellFull {
         file: PathBuf,
         cell: String,
-        registered: usize,
+        registered: String,
         holds: String,
         hint: String,
     },

@@ -312,7 +312,7 @@ pub fn check(into: &Path, placement: &Placement) -> Result<Option<Declared>> {
         return Err(RecordError::CellFull {
             file: into.join("experiment.json"),
             cell: cell_name,
-            registered,
+            registered: crate::numbers::count(registered, "run", None),
             holds,
             hint: format!(
                 "record it as a declared rerun, which the primary analysis leaves out and the `reruns-replace` analysis counts in its place: `receipts record --into {} --rerun-of {rerun_of} --reason \"…\" -- COMMAND`; {grow}see docs/RECORD-YOUR-AGENT.md, \"More runs of a cell\"",

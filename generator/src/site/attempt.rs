@@ -48,6 +48,10 @@ pub struct AttemptView {
     pub calls: SharedCallFacts,
     /// The number of columns of the steps table, for rows that span it.
     pub columns: usize,
+    /// Each call's name (see [`CallView::name`]) in the record's order, for
+    /// the replay a compact page draws in the browser; empty when no call
+    /// was recorded on the wire (the page then names none).
+    pub call_names: Vec<String>,
 }
 
 /// Facts every call of an attempt shares.
@@ -225,6 +229,11 @@ pub fn attempt_view(
     let model = tier.map_or_else(String::new, |t| t.model.clone());
     let started = time::parse(&a.started_at).ok();
     let names = call_names(corpus, source, a);
+    let wire_names = if a.calls.iter().any(|c| c.wire.is_some()) {
+        names.clone()
+    } else {
+        Vec::new()
+    };
     let call_view = |c: &ProviderCall, n: usize| CallView {
         request_id: c.request_id.clone(),
         model_requested: c.model_requested.clone(),
@@ -300,6 +309,7 @@ pub fn attempt_view(
         .filter(|&&differs| differs)
         .count();
     AttemptView {
+        call_names: wire_names,
         tier_label: tier.map_or(a.tier.clone(), |t| t.label.clone()),
         started_at: a.started_at.clone(),
         duration_s: a.duration_ms as f64 / 1000.0,

@@ -18,7 +18,7 @@ use receipts_verifier::claims::{Figures, Within};
 
 use super::{
     claim_parts, claim_rows, experiment_href, experiment_records, label, mark, parts_html, run_row,
-    ClaimPart, ClaimRow, DocLink, ReceiptView, RunRow,
+    ClaimPart, ClaimRow, DocLink, Origin, ReceiptView, RunRow,
 };
 use crate::load::LoadedExperiment;
 use crate::markdown;
@@ -29,6 +29,8 @@ pub struct ExperimentView {
     pub title: String,
     pub question: String,
     pub simulated: bool,
+    /// Where its runs came from (see [`super::experiment_origin`]).
+    pub origin: Origin,
     pub href: String,
     pub registered_at: Option<String>,
     /// What backs the registration time: `self-asserted` when nothing does.
@@ -511,6 +513,7 @@ pub fn experiment_view(
     loaded: &LoadedExperiment,
     v: &ExperimentVerification,
     study: &Figures<'_>,
+    origin: Origin,
 ) -> ExperimentView {
     let e: &Experiment = &loaded.experiment;
     let summary: Option<&Summary> = loaded.summary.as_ref();
@@ -612,6 +615,7 @@ pub fn experiment_view(
         title: e.title.clone(),
         question: e.question.clone(),
         simulated: e.provenance == Provenance::Simulated,
+        origin,
         href: experiment_href(&e.id),
         registered_at: e.preregistration.as_ref().map(|p| p.registered_at.clone()),
         registration_anchor: v.registration_anchor.clone(),

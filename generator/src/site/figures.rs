@@ -12,6 +12,8 @@ use crate::charts::{self, CallPoint, PolicyPoint};
 use crate::head::RunHead;
 use crate::load::LoadedExperiment;
 
+use super::CacheUse;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Figures {
     /// Inline SVG, made by [`crate::charts`].
@@ -40,6 +42,9 @@ pub struct ThroughputRow {
     pub median_tps: f64,
     pub first_hour_tps: f64,
     pub last_hour_tps: f64,
+    /// The share of the tier's prompt tokens read from the cache, over its
+    /// calls that report it.
+    pub cache: Option<CacheUse>,
 }
 
 pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures {
@@ -124,10 +129,16 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         .unwrap_or(0);
     let series: Vec<String> = e.tiers.iter().map(|t| t.id.clone()).collect();
     let mut calls: Vec<CallPoint> = Vec::new();
+    let mut cache_counts: Vec<(usize, u64, Option<u64>)> = Vec::new();
     for j in &counted {
         let Some(head) = heads.get(j.run.place.id.as_str()) else {
             continue;
         };
+        cache_counts.extend(
+            head.calls
+                .iter()
+                .map(|c| (c.series, c.prompt_tokens, c.cache_hit_tokens)),
+        );
         calls.extend(head.calls.iter().map(|c| CallPoint {
             series: c.series,
             minutes: (c.started_ms - start) as f64 / 60_000.0,
@@ -158,6 +169,12 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
                 median_tps: tps(&|_| true),
                 first_hour_tps: tps(&|c| c.minutes < 60.0),
                 last_hour_tps: tps(&|c| c.minutes >= end - 60.0),
+                cache: CacheUse::of_counts(
+                    cache_counts
+                        .iter()
+                        .filter(|(series, ..)| *series == i)
+                        .map(|&(_, prompt, hit)| (prompt, hit)),
+                ),
             })
         })
         .collect();

@@ -4,6 +4,7 @@
 //! page adds its own prefix.
 
 mod attempt;
+mod cache_use;
 mod cell_grid;
 mod claims;
 mod counts;
@@ -24,6 +25,7 @@ mod timeline;
 mod transcript;
 
 pub use attempt::*;
+pub use cache_use::*;
 pub use cell_grid::*;
 pub use claims::*;
 pub use counts::*;

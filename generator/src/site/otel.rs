@@ -25,11 +25,7 @@ pub fn traces_local(traces: &ImportedTraces) -> bool {
         .flat_map(|r| &r.calls)
         .map(|c| c.server.as_deref().unwrap_or(""))
         .peekable();
-    servers.peek().is_some()
-        && servers.all(|s| {
-            let host = s.rsplit_once(':').map_or(s, |(h, _)| h);
-            matches!(host, "127.0.0.1" | "localhost" | "::1" | "[::1]")
-        })
+    servers.peek().is_some() && servers.all(super::loopback)
 }
 
 fn title(traces: &ImportedTraces, name: &str) -> String {

@@ -7,6 +7,7 @@ use receipts_verifier::layout;
 use receipts_verifier::model::{Provenance, Run};
 use receipts_verifier::verify::{Receipt, RunVerification, Status, Tally};
 
+use super::Origin;
 use super::{
     attempt_view, experiment_href, label, mark, object_href, run_href, AttemptView, ReceiptView,
 };
@@ -42,6 +43,8 @@ pub struct RunRow {
 pub struct RunView {
     pub id: String,
     pub simulated: bool,
+    /// Where the run came from (see [`super::run_origin`]).
+    pub origin: Origin,
     pub experiment: String,
     pub experiment_href: String,
     pub task: String,
@@ -60,6 +63,9 @@ pub struct RunView {
     pub tiers: String,
     pub cost: Cost,
     pub time_s: f64,
+    /// The share of the run's prompt tokens read from the cache, over the
+    /// calls that report it.
+    pub cache: Option<super::CacheUse>,
     pub replaces: Option<Link>,
     pub replaced_by: Option<Link>,
     /// The original another tool wrote, when the run was converted from one.
@@ -80,6 +86,9 @@ pub struct RunView {
     /// compact page).
     pub timeline: Option<String>,
     pub attempts: Vec<AttemptView>,
+    /// Each attempt's call names ([`AttemptView::call_names`]) as JSON, for
+    /// the replay of a compact page of a run recorded on the wire.
+    pub call_names: Option<String>,
 }
 
 /// A run's original: what wrote it, and the receipt that its bytes are kept.
@@ -232,6 +241,7 @@ pub fn run_view(
     RunView {
         id: run.id.clone(),
         simulated: run.provenance == Provenance::Simulated,
+        origin: super::run_origin(corpus, &loaded.runs[index]),
         experiment: e.id.clone(),
         experiment_href: experiment_href(&e.id),
         task: task.id.clone(),
@@ -260,6 +270,7 @@ pub fn run_view(
         tiers: verification.facts.tiers_tried().join(" → "),
         cost: verification.facts.cost().unwrap_or_default(),
         time_s: verification.facts.seconds(),
+        cache: super::CacheUse::of(run.calls().filter_map(|c| c.usage.as_ref())),
         replaces: run.replaces.as_deref().map(link),
         replaced_by: neighbours
             .replaced_by
@@ -304,6 +315,10 @@ pub fn run_view(
         } else {
             super::timeline::run_timeline(&attempts)
         },
+        call_names: (gzipped && attempts.iter().any(|a| !a.call_names.is_empty())).then(|| {
+            let names: Vec<&Vec<String>> = attempts.iter().map(|a| &a.call_names).collect();
+            serde_json::to_string(&names).unwrap_or_default()
+        }),
         attempts,
     }
 }

@@ -209,6 +209,9 @@ async fn answer(
             .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
             .collect(),
     });
+    // As the sources' provider answers a reasoning tier: the reasoning in
+    // `reasoning_content`, the cache counters beside the usage.
+    let reasoning = req.headers().contains_key("x-mock-reasoning");
     let answer_as = req
         .headers()
         .get("x-mock-answer-as")
@@ -255,7 +258,13 @@ async fn answer(
         _ => {}
     }
     if !stream {
-        let reply = whole_reply(&path, &answered, &reply_id);
+        let mut reply = whole_reply(&path, &answered, &reply_id);
+        if reasoning && path.ends_with("/chat/completions") {
+            reply["choices"][0]["message"]["reasoning_content"] =
+                json!("<img src=x onerror=alert(1)> The user wants a brief.");
+            reply["usage"]["prompt_cache_hit_tokens"] = json!(8);
+            reply["usage"]["prompt_cache_miss_tokens"] = json!(3);
+        }
         return full(
             200,
             "application/json",

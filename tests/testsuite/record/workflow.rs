@@ -3,7 +3,8 @@
 //! otherwise; a dated snapshot of the model answered shown as the same
 //! model, another model as a difference; the artifact shown as written;
 //! each call named by what it was; one receipt count in the recorder and
-//! on the page; and a task's input added by its digest.
+//! on the page; a reasoning model's reasoning text and cache counters kept
+//! and shown; and a task's input added by its digest.
 
 use std::path::Path;
 
@@ -61,16 +62,28 @@ fn project() -> tempfile::TempDir {
 
 /// An agent that leaves `ran` behind, asks for gpt-4o-mini twice (the
 /// provider answering as the model its first argument names), and writes
-/// its brief with its keys in its own order and its own spacing.
+/// its brief with its keys in its own order and its own spacing. Its
+/// prompt names that model: the mock answers every request alike, and
+/// two runs alike in every call's timing to the millisecond would be a
+/// copy by all their records hold (docs/RECORD-YOUR-AGENT.md).
 const AGENT: &str = r#"set -e
 touch ran
 for turn in 1 2; do
   curl -sS -f -H 'content-type: application/json' -H "x-mock-answer-as: $1" \
-    -d '{"model":"gpt-4o-mini","max_tokens":64,"messages":[{"role":"user","content":"Write brief.json"}]}' \
+    -d '{"model":"gpt-4o-mini","max_tokens":64,"messages":[{"role":"user","content":"Write brief.json, answered as '"$1"'"}]}' \
     "$OPENAI_BASE_URL/chat/completions" >/dev/null
 done
 printf '%s' '{"zeta": 1,  "alpha": "<b>not markup</b>"}' > brief.json
 "#;
+
+/// A project, and a mock provider served by a runtime of its own, which
+/// must live as long as the mock is called.
+fn project_with_mock() -> (tempfile::TempDir, tokio::runtime::Runtime, Mock) {
+    let dir = project();
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let mock = runtime.block_on(Mock::start());
+    (dir, runtime, mock)
+}
 
 /// Whether curl, which the agent calls with, is installed.
 fn has_curl() -> bool {
@@ -93,8 +106,19 @@ fn record(
     flags: &[&str],
     answer_as: &str,
 ) -> (std::process::Output, bool) {
+    record_agent(root, mock, flags, AGENT, answer_as)
+}
+
+/// As [`record`], the agent the shell script `agent`.
+fn record_agent(
+    root: &Path,
+    mock: &Mock,
+    flags: &[&str],
+    agent: &str,
+    answer_as: &str,
+) -> (std::process::Output, bool) {
     let work = tempfile::tempdir().expect("a working directory");
-    std::fs::write(work.path().join("agent.sh"), AGENT).expect("write");
+    std::fs::write(work.path().join("agent.sh"), agent).expect("write");
     let into = root.join("experiments/W01").display().to_string();
     let upstream = mock.url();
     let mut args = vec!["record", "--into", &into, "--upstream", &upstream];
@@ -142,10 +166,8 @@ fn another_run_of_a_full_cell_is_refused_before_the_agent_runs_and_a_declared_re
     if !has_curl() {
         return;
     }
-    let dir = project();
+    let (dir, _runtime, mock) = project_with_mock();
     let root = dir.path();
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let mock = runtime.block_on(Mock::start());
 
     let (out, ran) = record(root, &mock, &[], "gpt-4o-mini-2024-07-18");
     common::assert_exit(&out, 0, "the first run");
@@ -194,6 +216,29 @@ fn another_run_of_a_full_cell_is_refused_before_the_agent_runs_and_a_declared_re
     common::assert_exit(&out, 0, "verify");
 
     let first = page(root, RUN_ID);
+    // Every call went to the mock on loopback: the run, its experiment and
+    // the index say a local server answered, and nothing says simulated.
+    let experiment = std::fs::read_to_string(root.join("site/experiments/W01.html")).unwrap();
+    let index = std::fs::read_to_string(root.join("site/index.html")).unwrap();
+    for (name, html) in [
+        ("run", &first),
+        ("experiment", &experiment),
+        ("index", &index),
+    ] {
+        assert_eq!(
+            html.matches(
+                "Local server: these calls were answered by a server on the recording machine"
+            )
+            .count(),
+            1,
+            "{name} page: one local-server banner"
+        );
+        assert!(
+            !html.contains("Simulated data"),
+            "{name} page is not simulated"
+        );
+    }
+    assert!(experiment.contains("<span class=\"badge simulated\">local server</span></h1>"));
     // The dated snapshot of the alias is the model asked for: shown, not flagged.
     assert!(
         first.contains(
@@ -245,12 +290,73 @@ fn another_run_of_a_full_cell_is_refused_before_the_agent_runs_and_a_declared_re
     );
 }
 
+/// The agent, its provider answering as a reasoning tier of the sources'
+/// provider does (`reasoning_content`, `prompt_cache_hit_tokens`).
+const REASONING_AGENT: &str = r#"set -e
+curl -sS -f -H 'content-type: application/json' -H 'x-mock-reasoning: on' \
+  -d '{"model":"gpt-4o-mini","max_tokens":64,"messages":[{"role":"user","content":"Write brief.json"}]}' \
+  "$OPENAI_BASE_URL/chat/completions" >/dev/null
+printf '%s' '{"brief": "short"}' > brief.json
+"#;
+
+#[test]
+fn a_reasoning_models_reasoning_and_cache_counters_are_kept_and_shown_inert() {
+    if !has_curl() {
+        return;
+    }
+    let (dir, _runtime, mock) = project_with_mock();
+    let root = dir.path();
+    let (out, _) = record_agent(root, &mock, &[], REASONING_AGENT, "gpt-4o-mini");
+    assert!(
+        common::stdout(&out).contains(" 0 fail, 0 could not be checked"),
+        "{}{}",
+        common::stdout(&out),
+        common::stderr(&out)
+    );
+    let reasoning = "<img src=x onerror=alert(1)> The user wants a brief.";
+    let record = common::read_json(&root.join(format!("experiments/W01/runs/{RUN_ID}.json")));
+    let attempt = &record["attempts"][0];
+    assert_eq!(
+        attempt["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| &m["reasoning"]),
+        Some(&json!(reasoning))
+    );
+    let usage = &attempt["calls"][0]["usage"];
+    assert_eq!(
+        (&usage["cache_hit_tokens"], &usage["cache_miss_tokens"]),
+        (&json!(8), &json!(3))
+    );
+
+    let out = common::receipts(root, &["build"]);
+    common::assert_exit(&out, 0, "build");
+    // The transcript with its reasoning, the calls with their cache
+    // counters and the record hold to the capture.
+    let out = common::receipts(root, &["verify", "site"]);
+    common::assert_exit(&out, 0, "verify");
+    let page = page(root, RUN_ID);
+    let folded = format!(
+        "<details class=\"reasoning\"><summary>Reasoning ({} characters): untrusted text, shown inert</summary>",
+        reasoning.chars().count()
+    );
+    assert!(page.contains(&folded), "{folded}");
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt; The user wants a brief."));
+    assert!(!page.contains("<img src=x"), "inert");
+    assert!(page.contains(
+        "<dt>Prompt cache</dt><dd>8 of 11 prompt tokens read from the cache (72.73%)</dd>"
+    ));
+    let experiment = std::fs::read_to_string(root.join("site/experiments/W01.html")).unwrap();
+    assert!(
+        experiment.contains("72.73%</span></td></tr>"),
+        "the tier's cache share"
+    );
+}
+
 #[test]
 fn a_rerun_of_a_run_not_on_record_or_of_another_cell_is_refused_before_the_agent_runs() {
-    let dir = project();
+    let (dir, _runtime, mock) = project_with_mock();
     let root = dir.path();
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let mock = runtime.block_on(Mock::start());
     let (out, ran) = record(root, &mock, &["--rerun-of", "nope"], "gpt-4o-mini");
     common::assert_exit(&out, 2, "a rerun of nothing");
     assert!(!ran);

@@ -13,6 +13,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::verify::sample_epochs;
+use crate::plural::count;
+
 use super::record::ImportedEval;
 use super::scorers::base_name;
 use crate::model::FormatVersion;
@@ -162,8 +165,11 @@ pub fn registration_receipts(
         own.push(Receipt::new(
             &subject,
             LOGGED,
-            format!("{} task(s) registered", registration.evaluations.len()),
-            format!("{} log(s) run them", evals.len()),
+            format!(
+                "{} registered",
+                count(registration.evaluations.len(), "task", None)
+            ),
+            format!("{} run them", count(evals.len(), "log", None)),
             true,
         ));
     }
@@ -232,11 +238,11 @@ fn grid(subject: &str, claim: &str, task: &RegisteredEval, eval: &ImportedEval) 
         .iter()
         .map(|s| (s.id.clone(), s.epoch))
         .collect();
-    let recorded = format!("{} samples × epochs", held.len());
+    let recorded = sample_epochs(held.len());
     let registered = format!(
-        "{} samples × {} epoch(s) registered",
-        task.samples.len(),
-        task.epochs
+        "{} × {} registered",
+        count(task.samples.len(), "sample", None),
+        count(task.epochs as usize, "epoch", None)
     );
     if expected.len() != task.samples.len() * task.epochs as usize {
         return Receipt::new(
@@ -338,10 +344,10 @@ pub fn registration_words(registration: Option<&EvalRegistration>, task: &str) -
         }
         None => "not registered: the log is held to the samples, epochs and scorers its own header names, which whoever edits the log can edit".to_string(),
         Some((r, e)) => format!(
-            "registered {} (self-asserted): {} samples × {} epoch(s), scored by {}",
+            "registered {} (self-asserted): {} × {}, scored by {}",
             r.registered_at,
-            e.samples.len(),
-            e.epochs,
+            count(e.samples.len(), "sample", None),
+            count(e.epochs as usize, "epoch", None),
             e.scorers.join(", ")
         ),
     }

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::plural::count;
+
 use super::log::{id_text, Log};
 use super::record::{content_text, derive, scorer_names, ImportedEval};
 use super::reduce::{metric, to_float, Reducer};
@@ -14,6 +16,12 @@ use crate::verify::Receipt;
 /// How near a recomputed figure must be to the log's: the last bits of a
 /// double, never a rounding a reader could see.
 const TOLERANCE: f64 = 1e-12;
+
+/// How many sample runs a log holds or its results count: each sample once
+/// per epoch, `1 sample-epoch`, `8 sample-epochs`.
+pub(crate) fn sample_epochs(n: usize) -> String {
+    count(n, "sample-epoch", None)
+}
 
 fn same_number(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= TOLERANCE * a.abs().max(b.abs()).max(1.0)
@@ -108,7 +116,7 @@ fn completeness(subject: &str, log: &Log) -> Vec<Receipt> {
         .iter()
         .map(|s| (id_text(&s.id), s.epoch))
         .collect();
-    let recorded = format!("{} samples × epochs", log.samples.len());
+    let recorded = sample_epochs(log.samples.len());
     // A log that stopped (`error`, `cancelled`, `started`) says so on its
     // page and claims no complete set of samples.
     if log.status != "success" {
@@ -150,8 +158,8 @@ fn completeness(subject: &str, log: &Log) -> Vec<Receipt> {
         let completed = log.samples.iter().filter(|s| s.error.is_none()).count() as u64;
         match log.results.as_ref() {
             Some(r) if r.total_samples.is_some_and(|t| t != held.len() as u64) => Some(format!(
-                "the results count {} samples × epochs; the log holds {}",
-                r.total_samples.unwrap_or_default(),
+                "the results count {}; the log holds {}",
+                sample_epochs(r.total_samples.unwrap_or_default() as usize),
                 held.len()
             )),
             Some(r) if r.completed_samples.is_some_and(|c| c != completed) => Some(format!(
@@ -638,9 +646,7 @@ mod tests {
         ));
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(
-            f[0].starts_with(
-                "samples: 1 samples × epochs | the dataset names sample add-2, epoch 1"
-            ),
+            f[0].starts_with("samples: 1 sample-epoch | the dataset names sample add-2, epoch 1"),
             "{f:?}"
         );
 

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::plural::count;
+
 use super::genai_events;
 use super::messages::{as_read, messages_same};
 use super::neutral::{EventsBySpan, Kind, Step, Trace};
@@ -134,7 +136,11 @@ fn agrees_with_events(subject: &str, claim: &str, turn: &Step<'_>, list: &[Event
     Receipt::new(
         subject,
         claim,
-        format!("{} event(s) of call {}", list.len(), span.span_id),
+        format!(
+            "{} of call {}",
+            count(list.len(), "event", None),
+            span.span_id
+        ),
         "the same account as the span",
         true,
     )

@@ -8,6 +8,7 @@
 //! recorded deviation, fails.
 
 use crate::model::{Deviations, Experiment};
+use crate::plural::count;
 
 use super::Receipt;
 
@@ -40,7 +41,7 @@ pub(super) fn logged_deviations(
     }
     let subject = format!("{dir}/{}", p.log);
     let claim = "deviations as deviations.json records them";
-    let shown = format!("{} deviation(s) listed", bullets.len());
+    let shown = format!("{} listed", count(bullets.len(), "deviation", None));
     let missing = deviations
         .into_iter()
         .flat_map(|d| &d.deviations)
@@ -138,7 +139,7 @@ mod tests {
     fn the_sample_lists_its_deviations_word_for_word() {
         let r = judged(&log(), Some(&deviations())).expect("a receipt");
         assert_eq!(r.status, Status::Pass, "{}", r.recomputed);
-        assert_eq!(r.recorded, "2 deviation(s) listed");
+        assert_eq!(r.recorded, "2 deviations listed");
     }
 
     #[test]

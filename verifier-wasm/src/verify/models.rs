@@ -3,6 +3,7 @@
 //! every model the tiers request confirmed before the first run started.
 
 use crate::model::{Experiment, ModelCheck, MODEL_CHECK_FILE};
+use crate::plural::count;
 use crate::time::{self, UnixMillis};
 
 use super::Receipt;
@@ -42,8 +43,8 @@ pub fn model_check_receipts(
         })
         .collect();
     let recorded = format!(
-        "{} model id(s) probed, listed at {}",
-        check.probes.len(),
+        "{} probed, listed at {}",
+        count(check.probes.len(), "model id", None),
         check.listed_at
     );
     out.push(match before_first_run(check, e, first_run) {

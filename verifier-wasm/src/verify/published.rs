@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::cost::Cost;
 use crate::model::{Analysis, Summary};
+use crate::plural::count;
 
 use super::Receipt;
 
@@ -91,7 +92,10 @@ impl Precision {
     fn required(self) -> String {
         match self {
             Precision::Whole => "a count is written as a whole number".to_string(),
-            Precision::Decimals(d) => format!("this figure needs at least {d} decimal(s)"),
+            Precision::Decimals(d) => format!(
+                "this figure needs at least {}",
+                count(d as usize, "decimal", None)
+            ),
             Precision::DecimalsOrShare(d, share) => format!(
                 "this figure needs at least {d} decimals, or a last digit worth at most {}% of the value",
                 share * 100.0

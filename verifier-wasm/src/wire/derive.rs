@@ -148,14 +148,17 @@ fn content_text(content: &Value) -> Option<String> {
     }
 }
 
-/// One message of a request, as the transcript keeps it; `None` for a
-/// message with neither role nor content.
-fn message(role: &str, content: &Value) -> Option<Message> {
+/// One message of a request, as the transcript keeps it, with the
+/// reasoning an assistant's message carries back (`reasoning_content` or
+/// `reasoning`); `None` for a message with no content.
+fn message(role: &str, content: &Value, whole: &Value) -> Option<Message> {
+    let (a, b) = super::reply::chat_reasoning(whole);
+    let reasoning = super::reply::one_reasoning(a.unwrap_or(""), b.unwrap_or(""));
     Some(Message {
         role: role.to_string(),
         text: Some(content_text(content)?),
         sha256: None,
-        reasoning: None,
+        reasoning: (!reasoning.is_empty()).then_some(reasoning),
         call: None,
         turn: None,
     })
@@ -191,7 +194,7 @@ pub fn transcript(
     match api {
         Api::OpenAiChat | Api::AnthropicMessages => {
             if let Some(system) = request.get("system") {
-                out.extend(message("system", system));
+                out.extend(message("system", system, &Value::Null));
             }
             for m in request
                 .get("messages")
@@ -200,22 +203,22 @@ pub fn transcript(
                 .flatten()
             {
                 let role = m.get("role").and_then(Value::as_str).unwrap_or("other");
-                out.extend(message(role, m.get("content").unwrap_or(&Value::Null)));
+                out.extend(message(role, m.get("content").unwrap_or(&Value::Null), m));
             }
         }
         Api::OpenAiResponses => {
             if let Some(instructions) = request.get("instructions") {
-                out.extend(message("system", instructions));
+                out.extend(message("system", instructions, &Value::Null));
             }
             match request.get("input") {
                 Some(Value::Array(items)) => {
                     for item in items {
                         let role = item.get("role").and_then(Value::as_str).unwrap_or("other");
                         let content = item.get("content").unwrap_or(item);
-                        out.extend(message(role, content));
+                        out.extend(message(role, content, item));
                     }
                 }
-                Some(input) => out.extend(message("user", input)),
+                Some(input) => out.extend(message("user", input, &Value::Null)),
                 None => {}
             }
         }
@@ -232,7 +235,7 @@ pub fn transcript(
         role: "assistant".to_string(),
         text: Some(reply.text),
         sha256: None,
-        reasoning: None,
+        reasoning: (!reply.reasoning.is_empty()).then_some(reply.reasoning),
         call: Some(call.request_id.clone()),
         turn: None,
     });

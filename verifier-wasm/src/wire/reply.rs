@@ -21,6 +21,11 @@ pub struct Reply {
     pub finish_reason: Option<String>,
     /// The text the model returned, joined.
     pub text: String,
+    /// The reasoning the provider returned beside the text, joined: Chat
+    /// Completions' `reasoning_content` or `reasoning` (OpenAI-compatible
+    /// servers use either, some both), the Responses API's reasoning
+    /// summaries, Anthropic's thinking blocks. Empty when none came.
+    pub reasoning: String,
     /// The provider's error message, for an error body.
     pub error: Option<String>,
 }
@@ -65,18 +70,45 @@ fn error_of(body: &Value) -> Option<String> {
 
 /// OpenAI's usage, in Chat Completions' words (`prompt`, `completion`)
 /// or the Responses API's (`input`, `output`): the input count holds every
-/// input token; `cached_tokens` are the ones read from the cache.
+/// input token; the ones read from the cache are `prompt_cache_hit_tokens`
+/// where the provider reports them (with `prompt_cache_miss_tokens`, as
+/// DeepSeek-style OpenAI-compatible servers do), else
+/// `…_tokens_details.cached_tokens`; the misses, where not reported, are
+/// the rest of the input.
 fn openai_usage(u: &Value, input: &str, output: &str) -> Option<Usage> {
     let prompt = u64_at(u, &format!("/{input}_tokens"))?;
-    let cached = u64_at(u, &format!("/{input}_tokens_details/cached_tokens"));
+    let hit = u64_at(u, "/prompt_cache_hit_tokens");
+    let miss = u64_at(u, "/prompt_cache_miss_tokens");
+    let cached = hit.or_else(|| u64_at(u, &format!("/{input}_tokens_details/cached_tokens")));
     Some(Usage {
         prompt_tokens: prompt,
         completion_tokens: u64_at(u, &format!("/{output}_tokens"))?,
         reasoning_tokens: u64_at(u, &format!("/{output}_tokens_details/reasoning_tokens")),
-        cache_hit_tokens: cached,
-        cache_miss_tokens: cached.map(|c| prompt.saturating_sub(c)),
+        cache_hit_tokens: cached.or_else(|| miss.map(|m| prompt.saturating_sub(m))),
+        cache_miss_tokens: miss.or_else(|| cached.map(|c| prompt.saturating_sub(c))),
         cache_write_tokens: None,
     })
+}
+
+/// The reasoning of a Chat Completions message or delta: its
+/// `reasoning_content`, its `reasoning`, or both when they differ (a
+/// server that sends both sends the same text twice).
+pub(super) fn chat_reasoning(message: &Value) -> (Option<&str>, Option<&str>) {
+    (
+        message.get("reasoning_content").and_then(Value::as_str),
+        message.get("reasoning").and_then(Value::as_str),
+    )
+}
+
+/// The two fields' texts as one: either alone, one when they are the same,
+/// both (content first) when they differ.
+pub(super) fn one_reasoning(content: &str, reasoning: &str) -> String {
+    match (content.is_empty(), reasoning.is_empty()) {
+        (_, true) => content.to_string(),
+        (true, false) => reasoning.to_string(),
+        (false, false) if content == reasoning => content.to_string(),
+        (false, false) => format!("{content}\n\n{reasoning}"),
+    }
 }
 
 fn chat_usage(u: &Value) -> Option<Usage> {
@@ -106,27 +138,38 @@ fn anthropic_usage(input: &Value, output_tokens: u64) -> Option<Usage> {
     })
 }
 
-/// The text of Responses output items of type `message`.
-fn responses_text(body: &Value) -> String {
-    let mut text = String::new();
-    for item in body
-        .get("output")
+/// The texts of a Responses body's output items: the `text` of each part
+/// of an item's `content` (a `message`), or, with `reasoning`, of each
+/// part of an item's `summary` (a `reasoning` item).
+fn responses_parts(body: &Value, reasoning: bool) -> impl Iterator<Item = &str> {
+    let (kept, parts) = if reasoning {
+        (true, "summary")
+    } else {
+        (false, "content")
+    };
+    body.get("output")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        for part in item
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(t) = part.get("text").and_then(Value::as_str) {
-                text.push_str(t);
-            }
-        }
-    }
-    text
+        .filter(move |item| (item.get("type").and_then(Value::as_str) == Some("reasoning")) == kept)
+        .flat_map(move |item| {
+            item.get(parts)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+}
+
+/// The text of Responses output items other than reasoning.
+fn responses_text(body: &Value) -> String {
+    responses_parts(body, false).collect()
+}
+
+/// The reasoning summaries of Responses output items of type `reasoning`,
+/// a blank line between two.
+fn responses_reasoning(body: &Value) -> String {
+    responses_parts(body, true).collect::<Vec<_>>().join("\n\n")
 }
 
 /// The finish reason of a Responses body: `incomplete_details.reason`
@@ -147,6 +190,9 @@ fn whole(api: Api, body: &Value) -> Reply {
             reply.usage = body.get("usage").and_then(chat_usage);
             reply.finish_reason = str_at(body, "/choices/0/finish_reason");
             reply.text = str_at(body, "/choices/0/message/content").unwrap_or_default();
+            let message = body.pointer("/choices/0/message").unwrap_or(&Value::Null);
+            let (content, reasoning) = chat_reasoning(message);
+            reply.reasoning = one_reasoning(content.unwrap_or(""), reasoning.unwrap_or(""));
         }
         Api::OpenAiResponses => {
             reply.id = str_at(body, "/id");
@@ -154,6 +200,7 @@ fn whole(api: Api, body: &Value) -> Reply {
             reply.usage = body.get("usage").and_then(responses_usage);
             reply.finish_reason = responses_finish(body);
             reply.text = responses_text(body);
+            reply.reasoning = responses_reasoning(body);
         }
         Api::AnthropicMessages => {
             reply.id = str_at(body, "/id");
@@ -171,6 +218,9 @@ fn whole(api: Api, body: &Value) -> Reply {
                 if let Some(t) = block.get("text").and_then(Value::as_str) {
                     reply.text.push_str(t);
                 }
+                if let Some(t) = block.get("thinking").and_then(Value::as_str) {
+                    reply.reasoning.push_str(t);
+                }
             }
         }
         Api::Other => {}
@@ -185,6 +235,10 @@ struct Stream {
     /// Anthropic's input counts, from `message_start`, until
     /// `message_delta` brings the output count.
     anthropic_input: Option<Value>,
+    /// Chat Completions' streamed `reasoning_content` and `reasoning`, each
+    /// joined, made one when the stream ends ([`one_reasoning`]).
+    reasoning_content: String,
+    reasoning: String,
 }
 
 impl Stream {
@@ -212,6 +266,11 @@ impl Stream {
                 {
                     reply.text.push_str(t);
                 }
+                let delta = data.pointer("/choices/0/delta").unwrap_or(&Value::Null);
+                let (content, reasoning) = chat_reasoning(delta);
+                self.reasoning_content.push_str(content.unwrap_or(""));
+                self.reasoning.push_str(reasoning.unwrap_or(""));
+                reply.reasoning = one_reasoning(&self.reasoning_content, &self.reasoning);
             }
             Api::OpenAiResponses => match data.get("type").and_then(Value::as_str) {
                 Some("response.created" | "response.in_progress") => {
@@ -221,6 +280,14 @@ impl Stream {
                 Some("response.output_text.delta") => {
                     if let Some(t) = data.get("delta").and_then(Value::as_str) {
                         reply.text.push_str(t);
+                    }
+                }
+                Some("response.reasoning_summary_part.added") if !reply.reasoning.is_empty() => {
+                    reply.reasoning.push_str("\n\n");
+                }
+                Some("response.reasoning_summary_text.delta") => {
+                    if let Some(t) = data.get("delta").and_then(Value::as_str) {
+                        reply.reasoning.push_str(t);
                     }
                 }
                 Some("response.completed" | "response.incomplete" | "response.failed") => {
@@ -246,6 +313,9 @@ impl Stream {
                 Some("content_block_delta") => {
                     if let Some(t) = data.pointer("/delta/text").and_then(Value::as_str) {
                         reply.text.push_str(t);
+                    }
+                    if let Some(t) = data.pointer("/delta/thinking").and_then(Value::as_str) {
+                        reply.reasoning.push_str(t);
                     }
                 }
                 Some("message_delta") => {

@@ -203,7 +203,9 @@ fn secret_headers_are_known_by_any_name_that_speaks_of_one() {
     }
 }
 
-mod forgeries {
+mod reasoning;
+
+pub(super) mod forgeries {
     use std::collections::BTreeMap;
 
     use crate::digest::sha256_hex;
@@ -213,7 +215,7 @@ mod forgeries {
     use crate::verify::{Receipt, Status};
     use crate::wire::{derive, Body, Capture, CaptureKind, Exchange, ExchangeEnd, CAPTURE_FORMAT};
 
-    fn body(objects: &mut BTreeMap<String, Vec<u8>>, bytes: &[u8]) -> Body {
+    pub(super) fn body(objects: &mut BTreeMap<String, Vec<u8>>, bytes: &[u8]) -> Body {
         let sha256 = sha256_hex(bytes);
         objects.insert(sha256.clone(), bytes.to_vec());
         Body {
@@ -222,7 +224,7 @@ mod forgeries {
         }
     }
 
-    fn exchange(
+    pub(super) fn exchange(
         objects: &mut BTreeMap<String, Vec<u8>>,
         seq: u32,
         status: u16,
@@ -254,11 +256,11 @@ mod forgeries {
         }
     }
 
-    const OK: &str = r#"{"id":"c","model":"m-1","choices":[{"message":{"content":"Hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#;
+    pub(super) const OK: &str = r#"{"id":"c","model":"m-1","choices":[{"message":{"content":"Hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#;
     const FAILED: &str = r#"{"error":{"message":"overloaded"}}"#;
 
     /// A run recorded on the wire, its capture and every object.
-    fn recorded() -> (Run, BTreeMap<String, Vec<u8>>) {
+    pub(super) fn recorded() -> (Run, BTreeMap<String, Vec<u8>>) {
         let mut objects = BTreeMap::new();
         let mut calls = vec![
             exchange(&mut objects, 0, 500, FAILED),
@@ -279,7 +281,7 @@ mod forgeries {
         (run_of(&capture, &mut objects), objects)
     }
 
-    fn run_of(capture: &Capture, objects: &mut BTreeMap<String, Vec<u8>>) -> Run {
+    pub(super) fn run_of(capture: &Capture, objects: &mut BTreeMap<String, Vec<u8>>) -> Run {
         let bytes = serde_json::to_vec(capture).expect("json");
         let capture_sha256 = sha256_hex(&bytes);
         objects.insert(capture_sha256.clone(), bytes);
@@ -323,12 +325,12 @@ mod forgeries {
         }
     }
 
-    fn receipts(run: &Run, objects: &BTreeMap<String, Vec<u8>>) -> Vec<Receipt> {
+    pub(super) fn receipts(run: &Run, objects: &BTreeMap<String, Vec<u8>>) -> Vec<Receipt> {
         let source = run.source.as_ref().expect("a source");
         crate::wire::verify::verify("runs/r.json", run, source, objects)
     }
 
-    fn failed(receipts: &[Receipt]) -> Vec<String> {
+    pub(super) fn failed(receipts: &[Receipt]) -> Vec<String> {
         receipts
             .iter()
             .filter(|r| r.status != Status::Pass)
@@ -406,7 +408,7 @@ mod forgeries {
     }
 
     /// `run` pointed at `capture`, kept, without deriving it again.
-    fn run_of_unchecked(
+    pub(super) fn run_of_unchecked(
         capture: &Capture,
         objects: &mut BTreeMap<String, Vec<u8>>,
         mut run: Run,

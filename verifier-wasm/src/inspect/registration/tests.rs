@@ -93,7 +93,7 @@ fn a_sample_dropped_with_the_header_that_named_it_fails_against_the_registration
     let f = check(&registration(), &[("t", &forged), ("f", &failed)]);
     assert_eq!(
         f,
-        ["t: the samples its task registered: 1 samples × epochs | the 2 samples × 1 epoch(s) registered include sample add-2, epoch 1, which the log does not hold (1 missing)"]
+        ["t: the samples its task registered: 1 sample-epoch | the 2 samples × 1 epoch registered include sample add-2, epoch 1, which the log does not hold (1 missing)"]
     );
     // Marking it stopped does not help while it still reports a metric.
     let stopped = record("tools", |v| {

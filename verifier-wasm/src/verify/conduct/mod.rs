@@ -9,6 +9,7 @@ use crate::facts::RunFacts;
 use crate::model::{
     ActionTool, Attempt, CallStatus, EndReason, Experiment, PolicyKind, ProviderCall, Run,
 };
+use crate::plural::count;
 use crate::time::{self, UnixMillis};
 
 use super::Receipt;
@@ -261,7 +262,8 @@ fn ladder(run: &Run, tiers: &[String], start: usize, passed: &[bool]) -> Result<
             ));
         }
         return Ok(format!(
-            "{n} tier(s) of the ladder in order{from}; the run was stopped before the next"
+            "{} of the ladder in order{from}; the run was stopped before the next",
+            count(n, "tier", None)
         ));
     }
     Ok(if n == 1 {
@@ -287,7 +289,8 @@ fn speculative(run: &Run, tiers: &[String], passed: &[bool]) -> Result<String, S
             return Ok("one attempt; the run was stopped before the second tier".into());
         }
         return Err(format!(
-            "a speculative ladder calls its first two tiers together; this run made {n} attempt(s)"
+            "a speculative ladder calls its first two tiers together; this run made {}",
+            count(n, "attempt", None)
         ));
     }
     for i in 0..n.min(3) {
@@ -504,9 +507,14 @@ fn at(text: &str, field: &str) -> Result<i64, String> {
 fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
     let calls = run.calls().count();
     let recorded = format!(
-        "{} attempt(s), {calls} call(s), {} turn(s)",
-        run.attempts.len(),
-        run.attempts.iter().map(|a| a.turns.len()).sum::<usize>()
+        "{}, {}, {}",
+        count(run.attempts.len(), "attempt", None),
+        count(calls, "call", None),
+        count(
+            run.attempts.iter().map(|a| a.turns.len()).sum::<usize>(),
+            "turn",
+            None
+        )
     );
     // A run recorded on the wire holds the calls as they crossed, not the
     // agent's actions: it has no turns (its capture gives none, and the
@@ -639,6 +647,15 @@ fn possible(subject: &str, run: &Run, parallel_start: bool) -> Receipt {
                             "{place} read and wrote {cached} prompt tokens in the cache, more than its {} prompt tokens",
                             u.prompt_tokens
                         ));
+                    }
+                    // Every prompt token either hit the cache or missed it.
+                    if let (Some(hit), Some(miss)) = (u.cache_hit_tokens, u.cache_miss_tokens) {
+                        if hit.saturating_add(miss) != u.prompt_tokens {
+                            return Err(format!(
+                                "{place} has {hit} cache hits and {miss} misses, which do not make its {} prompt tokens",
+                                u.prompt_tokens
+                            ));
+                        }
                     }
                     if u.completion_tokens.saturating_mul(1000)
                         > MAX_TOKENS_PER_SECOND.saturating_mul(c.latency_ms)

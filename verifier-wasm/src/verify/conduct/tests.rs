@@ -170,10 +170,17 @@ fn limits_hold_every_call_attempt_and_run() {
 
 #[test]
 fn an_impossible_record_fails() {
-    let cases: [(&str, Edit); 6] = [
+    let cases: [(&str, Edit); 7] = [
         ("more cached than sent", |a| {
             a["calls"][0]["usage"]["cache_hit_tokens"] = json!(80);
             a["calls"][0]["usage"]["cache_write_tokens"] = json!(40);
+        }),
+        // A forger who inflates the hits (cheaper input) and leaves the
+        // misses as they were.
+        ("hits and misses that do not make the prompt", |a| {
+            let prompt = a["calls"][0]["usage"]["prompt_tokens"].as_u64().unwrap();
+            a["calls"][0]["usage"]["cache_hit_tokens"] = json!(prompt / 2 + 1);
+            a["calls"][0]["usage"]["cache_miss_tokens"] = json!(prompt / 2);
         }),
         ("no tokens", |a| {
             a["calls"][0]["usage"]["completion_tokens"] = json!(0);

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::facts::RunFacts;
 use crate::model::{Cell, Deviation, DeviationKind, Deviations, Experiment, PolicyKind};
 use crate::numbers::{primary_runs, JudgedRun};
+use crate::plural::count;
 use crate::time::{self, UnixMillis};
 
 use super::Receipt;
@@ -133,7 +134,7 @@ pub fn grid_receipts(
             out.push(Receipt::new(
                 &subject,
                 format!("grid cell {k}"),
-                format!("{want} run(s) registered"),
+                format!("{} registered", count(want, "run", None)),
                 format!("{} counted: {}", ids.len(), ids.join(", ")),
                 false,
             ));
@@ -146,7 +147,7 @@ pub fn grid_receipts(
                 out.push(Receipt::new(
                     &subject,
                     format!("grid cell {k}"),
-                    format!("{want} run(s) registered"),
+                    format!("{} registered", count(want, "run", None)),
                     format!(
                         "{} counted, though later cells of the registered order ran; {} excuses only the cells after the last that ran",
                         ids.len(),
@@ -159,7 +160,7 @@ pub fn grid_receipts(
                 out.push(Receipt::new(
                     &subject,
                     format!("grid cell {k}"),
-                    format!("{want} run(s) registered"),
+                    format!("{} registered", count(want, "run", None)),
                     if ids.is_empty() {
                         "no run counted in the primary analysis".to_string()
                     } else {
@@ -172,14 +173,20 @@ pub fn grid_receipts(
     }
     let cells = e.grid.cells();
     let outside = runs.len() - primary.len();
-    let recorded = format!("{cells} cells × {want} run(s)");
+    let recorded = format!(
+        "{} × {}",
+        count(cells, "cell", None),
+        count(want, "run", None)
+    );
     match (stop, bad) {
         (_, 0) if missing.is_empty() => out.push(Receipt::new(
             &subject,
             "grid",
             recorded,
             format!(
-                "every cell holds its run(s) in the primary analysis; {outside} run(s) outside it"
+                "every cell holds its {} in the primary analysis; {} outside it",
+                if want == 1 { "run" } else { "runs" },
+                count(outside, "run", None)
             ),
             true,
         )),
@@ -270,8 +277,8 @@ fn deviation_receipt(
             "after the registration".to_string()
         } else {
             format!(
-                "after the registration, before the {} run(s) it names",
-                d.runs.len()
+                "after the registration, before the {} it names",
+                count(d.runs.len(), "run", None)
             )
         },
         true,
@@ -458,7 +465,10 @@ fn memory_receipts(subject: &str, e: &Experiment, runs: &[JudgedRun<'_>]) -> Vec
                     ));
                 }
             }
-            let recorded = format!("{} run(s), in the order they started", of_policy.len());
+            let recorded = format!(
+                "{}, in the order they started",
+                count(of_policy.len(), "run", None)
+            );
             match wrong {
                 None => Receipt::new(
                     subject,
