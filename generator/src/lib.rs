@@ -39,6 +39,8 @@ pub mod publish;
 pub mod record;
 pub mod render;
 #[cfg(feature = "cli")]
+pub mod runreport;
+#[cfg(feature = "cli")]
 pub mod serve;
 #[cfg(feature = "cli")]
 pub mod shards;

@@ -192,6 +192,8 @@ impl ExperimentPlan {
             max_output_tokens: self.max_output_tokens,
             max_call_ms: None,
             max_cost_usd: None,
+            max_call_usd: Some(MAX_CALL_USD),
+            max_output_bytes: Some(MAX_OUTPUT_BYTES),
         }
     }
 
@@ -700,6 +702,15 @@ pub fn scale(runs: usize, id: &str) -> ExperimentPlan {
 
 /// Drafts per attempt in scale runs: with them a run averages about 12 turns.
 pub const SCALE_DRAFTS: usize = 3;
+
+/// The runner's strict per-call stop: no call is sent that could cost more
+/// than this at worst (its prompt and its whole output budget at the
+/// tier's prices), as the source study's benchmark stopped every call.
+pub const MAX_CALL_USD: f64 = 0.02;
+
+/// The runner's output limit: 32 KiB an attempt, as the source study's
+/// bounded runner allowed.
+pub const MAX_OUTPUT_BYTES: u64 = 32 * 1024;
 
 /// The limits scale runs register: 24 turns an attempt, fifteen minutes a
 /// run (of 100,000 runs, the longest ladder runs take about eleven).

@@ -83,6 +83,19 @@ pub fn call_cost(call: &ProviderCall, prices: &PriceTable) -> Result<Cost, Missi
     })
 }
 
+/// The most a call could cost before it was sent: its reserved prompt
+/// tokens at the input price and its whole output budget at the output
+/// price (what a per-call stop compares with its limit).
+pub fn worst_case(call: &ProviderCall, prices: &PriceTable) -> Result<f64, MissingPrice> {
+    let price = prices
+        .models
+        .get(&call.model_requested)
+        .ok_or_else(|| MissingPrice(call.model_requested.clone()))?;
+    Ok((call.prompt_tokens_reserved as f64 * price.input_per_mtok
+        + call.max_tokens as f64 * price.output_per_mtok)
+        / 1e6)
+}
+
 /// The cost of a call's reported usage: input tokens at the input price,
 /// except those read from or written to the prompt cache where the table
 /// prices them (the rest of the input at the input price); output tokens

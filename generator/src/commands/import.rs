@@ -4,8 +4,15 @@
 //! is kept byte for byte in `experiments/objects/<sha256>`, and the
 //! record derived from it is written to `NAME/inspect/<log>.json` or
 //! `NAME/otel/<export>.json`; every receipt of the import is then
-//! recomputed from the kept original and tallied. Nothing is written
-//! unless every file reads.
+//! recomputed from the kept original and tallied.
+//!
+//! `receipts import runreport STREAM... --into experiments/harness/NAME`:
+//! a harness's run reports, streamed as JSON lines, written as the suite
+//! `NAME` and its runs (a line holds what a harness record holds, so no
+//! original is kept); every figure of every report is then recomputed from
+//! the run's events and tallied.
+//!
+//! Nothing is written unless every file reads.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +59,17 @@ pub enum From {
         #[arg(long)]
         into: PathBuf,
     },
+    /// A harness's run reports, streamed as JSON lines by its report sink:
+    /// a line of `"kind": "harness"` with the rules, then a line of
+    /// `"kind": "run_report"` per run (docs/BRING-YOUR-OWN-RUNS.md).
+    Runreport {
+        /// The streams to import, in order: one harness's runs.
+        #[arg(required = true)]
+        streams: Vec<PathBuf>,
+        /// The suite's directory to write into, e.g. experiments/harness/nightly.
+        #[arg(long)]
+        into: PathBuf,
+    },
 }
 
 /// One record written, with its receipts, for the tally.
@@ -74,6 +92,7 @@ pub fn run(args: Args, out: Out) -> Result<(), Failure> {
     let written = match args.from {
         From::Inspect { logs, into } => inspect(&logs, &into)?,
         From::Otel { exports, into } => otel(&exports, &into)?,
+        From::Runreport { streams, into } => runreport(&streams, &into)?,
     };
     for w in &written {
         let tally = Tally::of(&w.receipts);
@@ -278,4 +297,128 @@ fn otel(exports: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
         });
     }
     Ok(written)
+}
+
+fn runreport(streams: &[PathBuf], into: &Path) -> Result<Vec<Written>, Failure> {
+    let suite_id = harness_dir(into)?;
+    let mut files = Vec::new();
+    for path in streams {
+        let bytes = std::fs::read(path).map_err(|e| input_error(path, e))?;
+        files.push((path.display().to_string(), bytes));
+    }
+    let input = |e: crate::error::InputError| Failure {
+        message: e.to_string(),
+        code: EXIT_INPUT as u8,
+    };
+    let stream = crate::runreport::read(&files, &suite_id).map_err(input)?;
+    let loaded = crate::load::LoadedSuite {
+        dir: suite_id.clone(),
+        suite: stream.suite.clone(),
+        runs: stream.runs.iter().map(|r| r.run.clone()).collect(),
+    };
+    // What a build would refuse is refused now, naming the line.
+    crate::validate::harness_suite(&loaded).map_err(|e| {
+        let at = stream
+            .runs
+            .iter()
+            .find(|r| e.file.ends_with(&format!("/{}.json", r.run.id)))
+            .map(|r| &r.at);
+        match at {
+            Some(at) => input(at.error(e.place.as_deref(), e.message)),
+            None => input(crate::error::InputError {
+                file: files[0].0.clone(),
+                ..e
+            }),
+        }
+    })?;
+
+    // A suite imported before may take more runs from the same harness;
+    // nothing it holds is overwritten with other content.
+    let suite_file = into.join("harness.json");
+    let suite_bytes = pretty(&stream.suite);
+    unchanged_or_absent(&suite_file, &suite_bytes, "the rules the stream gives")?;
+    let mut runs = Vec::new();
+    for r in &stream.runs {
+        let file = into
+            .join(receipts_verifier::layout::RUNS_DIR)
+            .join(format!("{}.json", r.run.id));
+        let bytes = pretty(&r.run);
+        unchanged_or_absent(&file, &bytes, &format!("the run reported at {}", r.at))?;
+        runs.push((file, bytes));
+    }
+    crate::atomic::write(&suite_file, &suite_bytes)?;
+    for (file, bytes) in &runs {
+        crate::atomic::write(file, bytes)?;
+    }
+
+    let verification =
+        receipts_verifier::verify::verify_suite(&suite_id, &loaded.suite, &loaded.runs);
+    let mut written = Vec::new();
+    for (r, receipts) in stream.runs.iter().zip(verification.runs) {
+        let calls = r
+            .run
+            .events
+            .iter()
+            .filter(|e| matches!(e, receipts_verifier::model::HarnessEvent::ProviderCall(_)))
+            .count();
+        written.push(Written {
+            from: r.at.to_string(),
+            target: into
+                .join(receipts_verifier::layout::RUNS_DIR)
+                .join(format!("{}.json", r.run.id)),
+            holds: format!(
+                "{}, {}",
+                count(r.run.events.len(), "event", None),
+                count(calls, "model call", None)
+            ),
+            receipts,
+        });
+    }
+    if let Some(first) = written.first_mut() {
+        first.receipts.splice(0..0, verification.receipts);
+    }
+    Ok(written)
+}
+
+/// The suite's id from `into`, which must be a directory of the project's
+/// `experiments/harness/`.
+fn harness_dir(into: &Path) -> Result<String, Failure> {
+    let name = file_name(into);
+    let parent = into.parent();
+    let under_harness = parent
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == receipts_verifier::model::HARNESS_DIR);
+    let under_experiments = parent
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == crate::load::EXPERIMENTS_DIR);
+    if !(under_harness && under_experiments) || name.is_empty() {
+        let name = if name.is_empty() { "NAME".into() } else { name };
+        return Err(input_error(
+            into,
+            format!(
+                "--into names a suite's directory under the project's experiments/harness/, which is where a build reads harness runs: write --into {}/{}/{name}",
+                crate::load::EXPERIMENTS_DIR,
+                receipts_verifier::model::HARNESS_DIR
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Refuses to overwrite `file` with other bytes than it holds.
+fn unchanged_or_absent(file: &Path, bytes: &[u8], what: &str) -> Result<(), Failure> {
+    match std::fs::read(file) {
+        Ok(held) if held != bytes => Err(input_error(
+            file,
+            format!("already holds other content than {what}; import into a directory of its own, or remove it first"),
+        )),
+        _ => Ok(()),
+    }
 }

@@ -35,6 +35,13 @@ pub fn validate_published(corpus: &Corpus) -> Result<(), InputError> {
     validate_with(corpus, false)
 }
 
+/// Checks one harness suite and its runs as [`validate`] does (for
+/// `receipts import runreport`, before anything is written).
+#[cfg(feature = "cli")]
+pub fn harness_suite(loaded: &crate::load::LoadedSuite) -> Result<(), InputError> {
+    harness::suite(loaded)
+}
+
 fn validate_with(corpus: &Corpus, object_names: bool) -> Result<(), InputError> {
     named_in(corpus, validate_records(corpus, object_names))?;
     named_in(corpus, documents(corpus))?;

@@ -366,6 +366,18 @@ pub struct Limits {
     /// A run's cost in USD, at most (a spending cap), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
+    /// The most one provider call may cost at worst, in USD, when there is
+    /// such a stop: its reserved prompt tokens at the input price and its
+    /// whole output budget at the output price, as the runner computes it
+    /// before it sends the call. A strict stop: a call over it is not sent,
+    /// and the reservation may not count fewer prompt tokens than the
+    /// provider did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_call_usd: Option<f64>,
+    /// An attempt's output (its artifact) in bytes, at most (the runner's
+    /// output limit), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_bytes: Option<u64>,
 }
 
 /// A pre-registered hypothesis with its machine-readable decision rule.

@@ -351,10 +351,24 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
     if let Some(usd) = l.max_cost_usd {
         recorded.push_str(&format!(", ${usd} per run"));
     }
+    if let Some(usd) = l.max_call_usd {
+        recorded.push_str(&format!(", ${usd} per call at worst"));
+    }
+    if let Some(bytes) = l.max_output_bytes {
+        recorded.push_str(&format!(", {bytes} bytes of output per attempt"));
+    }
     let check = || -> Result<String, String> {
         for (i, a) in run.attempts.iter().enumerate() {
             if a.turns.len() as u64 > u64::from(l.max_turns) {
                 return Err(format!("attempts[{i}] took {} turns", a.turns.len()));
+            }
+            if let (Some(max), Some(artifact)) = (l.max_output_bytes, &a.artifact) {
+                if artifact.bytes > max {
+                    return Err(format!(
+                        "attempts[{i}] wrote {} bytes of output, over the limit of {max}",
+                        artifact.bytes
+                    ));
+                }
             }
             for (j, c) in a.calls.iter().enumerate() {
                 if c.max_tokens > l.max_output_tokens {
@@ -381,6 +395,10 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
                         ));
                     }
                 }
+                if let Some(cap) = l.max_call_usd {
+                    per_call_stop(e, c, cap)
+                        .map_err(|why| format!("attempts[{i}].calls[{j}] {why}"))?;
+                }
                 if let Some(ms) = l.max_call_ms {
                     if c.latency_ms > ms {
                         return Err(format!("attempts[{i}].calls[{j}] took {} ms", c.latency_ms));
@@ -404,6 +422,29 @@ fn limits(subject: &str, e: &Experiment, run: &Run, facts: &RunFacts) -> Receipt
         ))
     };
     verdict(subject, "limits", recorded, check())
+}
+
+/// A call the per-call stop of `cap` USD let through: its worst case within
+/// the stop, computed on a reservation no smaller than the prompt the
+/// provider counted.
+fn per_call_stop(e: &Experiment, c: &ProviderCall, cap: f64) -> Result<(), String> {
+    let worst = crate::cost::worst_case(c, &e.prices).map_err(|m| m.to_string())?;
+    // A margin of a billionth of a cent for the floating-point sum.
+    if worst > cap + 1e-11 {
+        return Err(format!(
+            "could cost ${worst:.6} at worst ({} prompt tokens reserved, max_tokens {}), over the per-call stop of ${cap}: it would not have been sent",
+            c.prompt_tokens_reserved, c.max_tokens
+        ));
+    }
+    if let Some(u) = c.usage {
+        if u.prompt_tokens > c.prompt_tokens_reserved {
+            return Err(format!(
+                "sent {} prompt tokens with {} reserved: the per-call stop was computed on less than was sent",
+                u.prompt_tokens, c.prompt_tokens_reserved
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Call `j` of `a` repeats the call `first`: an earlier call of the same
@@ -445,7 +486,8 @@ fn retried(a: &Attempt, j: usize, first: &str) -> Result<(), String> {
 /// An attempt that says a limit ended it reached that limit: `turn_limit`
 /// after the registered number of turns, `time_limit` with a call that
 /// timed out or was cut or at the run's time limit, `output_limit` with a
-/// call that stopped on its budget. A failure blamed on a limit it never
+/// call that stopped on its budget or (where an output limit is registered)
+/// an artifact at that limit. A failure blamed on a limit it never
 /// reached fails here.
 fn cut_where_it_says(run: &Run, l: &crate::model::Limits) -> Result<(), String> {
     let run_start = at(&run.started_at, "started_at")?;
@@ -476,16 +518,28 @@ fn cut_where_it_says(run: &Run, l: &crate::model::Limits) -> Result<(), String> 
                     ));
                 }
             }
-            EndReason::OutputLimit if !a.calls.iter().any(ProviderCall::truncated) => {
+            EndReason::OutputLimit
+                if !a.calls.iter().any(ProviderCall::truncated) && !reached_output_limit(a, l) =>
+            {
                 return Err(format!(
-                    "{}, yet no call stopped on its output budget",
-                    said()
+                    "{}, yet no call stopped on its output budget{}",
+                    said(),
+                    if l.max_output_bytes.is_some() {
+                        " and its output did not reach the limit"
+                    } else {
+                        ""
+                    }
                 ));
             }
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Whether attempt `a`'s output reached the registered output limit.
+fn reached_output_limit(a: &Attempt, l: &crate::model::Limits) -> bool {
+    matches!((l.max_output_bytes, &a.artifact), (Some(max), Some(artifact)) if artifact.bytes == max)
 }
 
 /// Milliseconds as a signed count, saturating.

@@ -558,3 +558,111 @@ fn a_failure_blamed_on_a_limit_it_never_reached_fails() {
         assert_eq!(s, Status::Pass, "{why}");
     }
 }
+
+/// The receipts of `run` under the test experiment with `limits` added to
+/// its registered limits.
+fn receipts_under(run: &Run, passed: &[bool], limits: Value) -> Vec<Receipt> {
+    let mut e = serde_json::to_value(experiment()).expect("experiment");
+    for (k, v) in limits.as_object().expect("limits") {
+        e["limits"][k] = v.clone();
+    }
+    let e: Experiment = serde_json::from_value(e).expect("experiment");
+    let facts = RunFacts::of(run, &e.prices);
+    conduct_receipts("r.json", &e, run, passed, &facts)
+}
+
+#[test]
+fn a_call_past_the_per_call_stop_or_priced_on_an_understated_prompt_fails() {
+    // The large tier at $3 and $6 per million: 100 prompt tokens reserved and
+    // a budget of 1,000 output tokens come to $0.0063 at worst.
+    let r = run("one", vec![attempt("large", 0, "a")]);
+    let (s, why) = status(
+        &receipts_under(&r, &[false], json!({"max_call_usd": 0.0063})),
+        "limits",
+    );
+    assert_eq!(s, Status::Pass, "a call at the stop was sent: {why}");
+    assert!(why.starts_with("within them"), "{why}");
+
+    let (s, why) = status(
+        &receipts_under(&r, &[false], json!({"max_call_usd": 0.006})),
+        "limits",
+    );
+    assert_eq!(s, Status::Fail);
+    assert!(
+        why.contains("attempts[0].calls[0] could cost $0.006300 at worst (100 prompt tokens reserved, max_tokens 1000), over the per-call stop of $0.006"),
+        "{why}"
+    );
+
+    // The publisher's way past the stop: a reservation smaller than the
+    // prompt that was sent, so the worst case on record fits.
+    let mut a = attempt("large", 0, "a");
+    a["calls"][0]["prompt_tokens_reserved"] = json!(10);
+    a["calls"][0]["usage"]["prompt_tokens"] = json!(400);
+    let r = run("one", vec![a]);
+    let (s, why) = status(
+        &receipts_under(&r, &[false], json!({"max_call_usd": 0.0063})),
+        "limits",
+    );
+    assert_eq!(s, Status::Fail);
+    assert!(
+        why.contains("sent 400 prompt tokens with 10 reserved: the per-call stop was computed on less than was sent"),
+        "{why}"
+    );
+    // Without a stop registered the reservation is only the cost bound's.
+    assert_eq!(status(&receipts(&r, &[false]), "limits").0, Status::Pass);
+}
+
+#[test]
+fn output_past_the_limit_or_a_stop_blamed_on_a_limit_it_did_not_reach_fails() {
+    let with_artifact = |bytes: u64, end: &str| {
+        let mut a = attempt("large", 0, "a");
+        a["artifact"] = json!({"path": "out.txt", "sha256": "0".repeat(64), "bytes": bytes,
+                               "media_type": "text/plain"});
+        a["end"] = json!({"reason": end});
+        run("one", vec![a])
+    };
+    let limit = json!({"max_output_bytes": 32768});
+    let (s, why) = status(
+        &receipts_under(&with_artifact(32769, "finished"), &[false], limit.clone()),
+        "limits",
+    );
+    assert_eq!(s, Status::Fail);
+    assert!(
+        why.contains("attempts[0] wrote 32769 bytes of output, over the limit of 32768"),
+        "{why}"
+    );
+    // Cut at the limit, and said so: it holds.
+    let (s, why) = status(
+        &receipts_under(
+            &with_artifact(32768, "output_limit"),
+            &[false],
+            limit.clone(),
+        ),
+        "limits",
+    );
+    assert_eq!(s, Status::Pass, "{why}");
+    // A failure blamed on the output limit by an attempt that wrote less.
+    let (s, why) = status(
+        &receipts_under(&with_artifact(1200, "output_limit"), &[false], limit),
+        "limits",
+    );
+    assert_eq!(s, Status::Fail);
+    assert!(
+        why.contains("ended `output_limit`, yet no call stopped on its output budget and its output did not reach the limit"),
+        "{why}"
+    );
+    // The registered limits are named in the receipt.
+    let all = receipts_under(
+        &with_artifact(10, "finished"),
+        &[false],
+        json!({"max_output_bytes": 32768, "max_call_usd": 0.01}),
+    );
+    let limits = all.iter().find(|r| r.claim == "limits").expect("limits");
+    assert!(
+        limits
+            .recorded
+            .ends_with(", $0.01 per call at worst, 32768 bytes of output per attempt"),
+        "{}",
+        limits.recorded
+    );
+}
