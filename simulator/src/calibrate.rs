@@ -26,18 +26,30 @@ use super::publish::Judgement;
 #[derive(Debug, Clone)]
 pub struct Target {
     pub policy: String,
-    /// Cost per task in USD, low and high ends, to four decimals.
-    pub cost: (f64, f64),
-    /// Mean and median time per task in seconds, to one decimal.
-    pub time: Option<(f64, f64)>,
+    /// Cost per task in USD, low and high ends, to four decimals, where the
+    /// source published it.
+    pub cost: Option<(f64, f64)>,
+    /// Mean time per task in seconds, to one decimal, and the median where
+    /// the source published it too.
+    pub time: Option<(f64, Option<f64>)>,
 }
 
 impl Target {
+    /// A cost and, optionally, the mean and median times.
     pub fn new(policy: &str, cost: (f64, f64), time: Option<(f64, f64)>) -> Target {
         Target {
             policy: policy.to_string(),
+            cost: Some(cost),
+            time: time.map(|(mean, median)| (mean, Some(median))),
+        }
+    }
+
+    /// A mean time and, optionally, a cost (the source published no median).
+    pub fn mean(policy: &str, cost: Option<(f64, f64)>, mean_s: f64) -> Target {
+        Target {
+            policy: policy.to_string(),
             cost,
-            time,
+            time: Some((mean_s, None)),
         }
     }
 }
@@ -130,12 +142,25 @@ pub fn solve(
         let m = run(&tuning);
         let mut settled = true;
         for t in targets {
-            let Some((_, median)) = t.time else { continue };
+            let Some((mean, median)) = t.time else {
+                continue;
+            };
             let (mut free, cut) = times(&m.1, &t.policy, runs_cut);
             free.sort_by(f64::total_cmp);
-            let middle = middle(free.len() + cut.len());
-            let now = middle.iter().map(|&i| free[i]).sum::<f64>() / middle.len() as f64;
-            let ratio = median / now;
+            // The median where it is a target, else the mean.
+            let (aim, now) = match median {
+                Some(median) => {
+                    let middle = middle(free.len() + cut.len());
+                    let now = middle.iter().map(|&i| free[i]).sum::<f64>() / middle.len() as f64;
+                    (median, now)
+                }
+                None => (
+                    mean,
+                    (free.iter().sum::<f64>() + cut.iter().sum::<f64>())
+                        / (free.len() + cut.len()) as f64,
+                ),
+            };
+            let ratio = aim / now;
             settled &= (ratio - 1.0).abs() < 0.02;
             let s = tuning.by_policy.entry(t.policy.clone()).or_default();
             s.completion *= ratio;
@@ -145,14 +170,19 @@ pub fn solve(
         }
     }
     // 2. Cost, by one factor per policy found by the secant method.
-    let mut steps: BTreeMap<&str, Secant> = targets
+    let costed: Vec<(&Target, (f64, f64))> =
+        targets.iter().filter_map(|t| Some((t, t.cost?))).collect();
+    let mut steps: BTreeMap<&str, Secant> = costed
         .iter()
-        .map(|t| (t.policy.as_str(), Secant::default()))
+        .map(|(t, _)| (t.policy.as_str(), Secant::default()))
         .collect();
     let base = tuning.clone();
-    let mut converged = false;
+    let mut converged = costed.is_empty();
     for _ in 0..24 {
-        for t in targets {
+        if converged {
+            break;
+        }
+        for (t, _) in &costed {
             let k = steps[t.policy.as_str()].k;
             let mut s = base.scales(&t.policy);
             s.prompt *= k;
@@ -163,22 +193,18 @@ pub fn solve(
         }
         let m = run(&tuning);
         converged = true;
-        for t in targets {
+        for &(t, cost) in &costed {
             let n = numbers(&m.0, &t.policy);
             let (low, high) = (n.cost_per_task_usd.low, n.cost_per_task_usd.high);
-            let (aim, slack) = cost_aim(t.cost, high - low).unwrap_or_else(|| {
+            let (aim, slack) = cost_aim(cost, high - low).unwrap_or_else(|| {
                 panic!(
-                    "{}: a cost range {:.6} wide cannot round to {:?}",
+                    "{}: a cost range {:.6} wide cannot round to {cost:?}",
                     t.policy,
                     high - low,
-                    t.cost
                 )
             });
             let error = low - aim;
-            if error.abs() <= slack
-                && cost_rounds_to(low, t.cost.0)
-                && cost_rounds_to(high, t.cost.1)
-            {
+            if error.abs() <= slack && cost_rounds_to(low, cost.0) && cost_rounds_to(high, cost.1) {
                 continue;
             }
             converged = false;
@@ -186,9 +212,6 @@ pub fn solve(
                 .entry(t.policy.as_str())
                 .or_default()
                 .step(error, aim / low);
-        }
-        if converged {
-            break;
         }
     }
     assert!(converged, "the cost calibration did not converge");
@@ -208,7 +231,7 @@ pub fn solve(
         let seconds: Vec<f64> = free.iter().map(|(s, _)| *s).collect();
         let stretched = stretch(&seconds, &cut, mean, median).unwrap_or_else(|| {
             panic!(
-                "{}: no stretch of the times {seconds:?} gives mean {mean} s and median {median} s",
+                "{}: no stretch of the times {seconds:?} gives mean {mean} s and median {median:?} s",
                 t.policy
             )
         });
@@ -225,15 +248,19 @@ pub fn check(experiment: &Experiment, targets: &[Target], runs: &[Run]) {
     for t in targets {
         let n = numbers(&numbers_of, &t.policy);
         let cost = n.cost_per_task_usd;
-        assert!(
-            cost_rounds_to(cost.low, t.cost.0) && cost_rounds_to(cost.high, t.cost.1),
-            "{} {}: cost {cost:?}, calibrated to {:?}",
-            experiment.id,
-            t.policy,
-            t.cost
-        );
+        if let Some(target) = t.cost {
+            assert!(
+                cost_rounds_to(cost.low, target.0) && cost_rounds_to(cost.high, target.1),
+                "{} {}: cost {cost:?}, calibrated to {target:?}",
+                experiment.id,
+                t.policy,
+            );
+        }
         if let Some((mean, median)) = t.time {
-            let published = (round_to(n.mean_time_s, 1), round_to(n.median_time_s, 1));
+            let published = (
+                round_to(n.mean_time_s, 1),
+                median.map(|_| round_to(n.median_time_s, 1)),
+            );
             assert!(
                 published == (mean, median),
                 "{} {}: times {published:?}, calibrated to {:?}",
@@ -313,19 +340,23 @@ fn middle(n: usize) -> Vec<usize> {
 /// The times `free` (sorted, fastest first) stretched so that, with the
 /// unchanged times `cut` (the slowest), they have this mean and median:
 /// each is scaled by `a` (which sets the median), and those above the
-/// median are `d` slower besides (which sets the mean). `None` when that
+/// median are `d` slower besides (which sets the mean). Without a median,
+/// each is scaled by the one `a` that sets the mean. `None` when that
 /// would reorder them or bring one to the run limit.
-fn stretch(free: &[f64], cut: &[f64], mean: f64, median: f64) -> Option<Vec<f64>> {
+fn stretch(free: &[f64], cut: &[f64], mean: f64, median: Option<f64>) -> Option<Vec<f64>> {
     let n = free.len() + cut.len();
     let middle = middle(n);
     let last = *middle.last()?;
     if last >= free.len() {
         return None;
     }
-    let a = median * middle.len() as f64 / middle.iter().map(|&i| free[i]).sum::<f64>();
+    let a = match median {
+        Some(median) => median * middle.len() as f64 / middle.iter().map(|&i| free[i]).sum::<f64>(),
+        None => (mean * n as f64 - cut.iter().sum::<f64>()) / free.iter().sum::<f64>(),
+    };
     let above = free.len() - last - 1;
     let want = mean * n as f64 - cut.iter().sum::<f64>();
-    let d = if above == 0 {
+    let d = if above == 0 || median.is_none() {
         0.0
     } else {
         (want - a * free.iter().sum::<f64>()) / above as f64
@@ -348,10 +379,14 @@ mod tests {
     #[test]
     fn a_stretch_keeps_the_order_and_hits_mean_and_median() {
         let free = [2.0, 3.0, 4.0, 5.0, 8.0, 13.0];
-        let t = stretch(&free, &[], 9.0, 4.0).expect("a stretch");
+        let t = stretch(&free, &[], 9.0, Some(4.0)).expect("a stretch");
         assert!(((t[2] + t[3]) / 2.0 - 4.0).abs() < 1e-6);
         assert!((t.iter().sum::<f64>() / 6.0 - 9.0).abs() < 1e-3);
         assert!(t.windows(2).all(|w| w[0] < w[1]));
+        // Without a median, one scale for all.
+        let t = stretch(&free, &[20.0], 10.0, None).expect("a stretch");
+        assert!((t.iter().sum::<f64>() + 20.0 - 70.0).abs() < 1e-6);
+        assert!((t[5] / t[0] - 6.5).abs() < 1e-9);
     }
 
     #[test]

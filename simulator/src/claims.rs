@@ -9,6 +9,7 @@ use receipts_verifier::claims::{show_figure, Bound, Unit};
 use receipts_verifier::model::{
     Analysis, FormatVersion, NamedFigure, PolicyNumbers, Study, StudyKind,
 };
+use receipts_verifier::numbers::round_to;
 
 /// A pass rate: `[83.3%](#E02.ladder.pass_rate_pct)`.
 fn rate(e: &str, p: &PolicyNumbers) -> String {
@@ -128,15 +129,23 @@ pub fn findings(
     }
     if let Some((before, b, tokens_before, tokens)) = earlier {
         if let (Some(now), Some(then)) = (find(a, "always-medium"), find(b, "always-medium")) {
-            let diff = now.pass_rate_pct - then.pass_rate_pct;
-            let word = if diff >= 0.0 { "more" } else { "fewer" };
+            let diff = round_to(now.pass_rate_pct - then.pass_rate_pct, 1);
+            // A difference is claimed only where there is one to bind.
+            let by = if diff == 0.0 {
+                String::new()
+            } else {
+                let word = if diff > 0.0 { "more" } else { "fewer" };
+                format!(
+                    ": [{:.1} points {word}](#diff({e}.always-medium.pass_rate_pct,{before}.always-medium.pass_rate_pct))",
+                    diff.abs()
+                )
+            };
             out.push(format!(
-                "With [{}](#registered) output tokens always-medium passed {} of tasks, against {} with [{}](#registered) in {before}: [{:.1} points {word}](#diff({e}.always-medium.pass_rate_pct,{before}.always-medium.pass_rate_pct)).",
+                "With [{}](#registered) output tokens always-medium passed {} of tasks, against {} with [{}](#registered) in {before}{by}.",
                 thousands(tokens),
                 rate(e, now),
                 rate(before, then),
                 thousands(tokens_before),
-                diff.abs()
             ));
         }
     }

@@ -414,7 +414,15 @@ pub fn sample() -> Vec<ExperimentPlan> {
         forced: BTreeMap::new(),
         stop: None,
         prices_version: "simulated-2026-10".to_string(),
-        calibration: Vec::new(),
+        calibration: vec![
+            Target::mean("ladder", Some((0.0051, 0.0051)), 32.7),
+            Target::mean("always-large", Some((0.0078, 0.0078)), 6.1),
+            Target::mean("always-medium", None, 14.0),
+        ],
+    };
+    let e01 = ExperimentPlan {
+        forced: e01_outcomes(&e01.grid),
+        ..e01
     };
     let mut incidents = BTreeMap::new();
     let id = |task: &str, profile: &str, seed: u64, policy: &str| {
@@ -477,13 +485,55 @@ pub fn sample() -> Vec<ExperimentPlan> {
         incidents,
         forced,
         calibration: vec![
-            Target::new("ladder", (0.0058, 0.0060), None),
-            Target::new("always-large", (0.0061, 0.0061), None),
+            Target::mean("ladder", Some((0.0058, 0.0060)), 54.1),
+            Target::mean("always-large", Some((0.0061, 0.0061)), 7.2),
         ],
         ..e01.clone()
     };
     let (e03, e04) = (e03(&e01), e04(&e01));
     vec![e01, e02, e03, e04]
+}
+
+/// E01's outcomes, every cell's fixed as the source published them: the
+/// ladder passes 15 of 18 tasks (83.3%), always-large and always-medium 12
+/// each (66.7%). The large tier skips a required citation in four release
+/// briefs and fails two shipping rules; the medium tier's brief does not
+/// validate in two cells, and it fails a cleanup and three rules: the two
+/// fail in different cells, so the ladder, escalating, passes more.
+fn e01_outcomes(grid: &Grid) -> BTreeMap<String, bool> {
+    let (research, transform, program) =
+        (fixtures::RESEARCH, fixtures::TRANSFORM, fixtures::PROGRAM);
+    let failing: [(&str, &str, &str, u64); 15] = [
+        ("always-large", research, "careful", 1),
+        ("always-large", research, "fast", 1),
+        ("always-large", research, "careful", 3),
+        ("always-large", research, "fast", 3),
+        ("always-large", program, "careful", 2),
+        ("always-large", program, "fast", 2),
+        ("always-medium", research, "careful", 2),
+        ("always-medium", research, "fast", 2),
+        ("always-medium", transform, "careful", 1),
+        ("always-medium", program, "fast", 1),
+        ("always-medium", program, "careful", 3),
+        ("always-medium", program, "fast", 3),
+        ("ladder", research, "careful", 2),
+        ("ladder", research, "fast", 1),
+        ("ladder", program, "fast", 3),
+    ];
+    let mut forced = BTreeMap::new();
+    for task in &grid.tasks {
+        for profile in &grid.profiles {
+            for &seed in &grid.seeds {
+                for policy in &grid.policies {
+                    let fails = failing
+                        .iter()
+                        .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), seed));
+                    forced.insert(format!("E01-{task}-{profile}-s{seed}-{policy}"), !fails);
+                }
+            }
+        }
+    }
+    forced
 }
 
 /// The policies of the latency studies: the sample's three, a speculative
@@ -544,6 +594,8 @@ fn e03(base: &ExperimentPlan) -> ExperimentPlan {
             hypothesis("H8", "Tier memory answers within 30 s on average and costs less per task than always-large.", latency_rule("tier-memory")),
         ],
         incidents: BTreeMap::new(),
+        forced: BTreeMap::new(),
+        calibration: Vec::new(),
         stop: Some((
             6,
             "A call timed out as the small tier's throughput fell and returned no usage; the token ledger failed closed and the study was stopped. The cells not run are reported as not run.".to_string(),

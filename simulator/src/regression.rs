@@ -14,11 +14,12 @@ use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
 use receipts_verifier::model::{
-    AgreementRules, ClassRates, Drift, EditAction, EditLabel, EditLatency, FormatVersion,
-    JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result, ModelPrice, NoiseFloor, PriceTable,
-    Provenance, ProviderCall, Recall, RegressionBenchmark, RegressionBenchmarkKind,
-    RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, SideEffect, SkillDiff, SkillEdit,
-    SkillEditKind, Trace, Verdict, VerdictCost, VerdictResult, REGRESSIONS_DIR,
+    AgreementRules, Branch, ClassRates, Commit, Drift, EditAction, EditCommits, EditLabel,
+    EditLatency, FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result,
+    ModelPrice, NoiseFloor, PriceTable, Provenance, ProviderCall, Recall, RegressionBenchmark,
+    RegressionBenchmarkKind, RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, Sandbox,
+    SandboxAnswer, SideEffect, SkillDiff, SkillEdit, SkillEditKind, Trace, Verdict, VerdictCost,
+    VerdictResult, REGRESSIONS_DIR,
 };
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::same_side_effects;
@@ -84,7 +85,53 @@ pub fn suite() -> RegressionSuite {
         ],
         pass_confidence: PASS_CONFIDENCE,
         rules: AgreementRules::CascadeV1,
+        sandbox: Some(Sandbox {
+            refusal_status: 409,
+            refusal_error: "ratchet_blocked".to_string(),
+        }),
     }
+}
+
+/// A simulated commit id: 40 hex digits named by what the commit is.
+fn commit_id(what: &str) -> String {
+    sha256_hex(what.as_bytes())[..40].to_string()
+}
+
+/// The skills repository's main branch before the first edit.
+fn initial_main() -> String {
+    commit_id("skills: the blessed skills")
+}
+
+/// The sandbox's answer to each call of a replayed trace: a call the golden
+/// trace made comes from its cassette, a new call to a hard tool is refused
+/// with 409 ratchet_blocked, any other new call is mocked.
+fn sandboxed(
+    suite: &RegressionSuite,
+    golden: &[SideEffect],
+    calls: &[SideEffect],
+) -> Vec<SideEffect> {
+    let mut cassette: Vec<Option<&SideEffect>> = golden.iter().map(Some).collect();
+    calls
+        .iter()
+        .map(|call| {
+            let hit = cassette
+                .iter_mut()
+                .find(|g| g.is_some_and(|g| g.tool == call.tool && g.args == call.args))
+                .map(Option::take);
+            let answer = match hit {
+                Some(_) => SandboxAnswer::Cassette,
+                None if suite.hard_tools.contains(&call.tool) => SandboxAnswer::Refused {
+                    status: 409,
+                    error: "ratchet_blocked".to_string(),
+                },
+                None => SandboxAnswer::Mock,
+            };
+            SideEffect {
+                sandbox: Some(answer),
+                ..call.clone()
+            }
+        })
+        .collect()
 }
 
 fn skill_text(skill: &str, line: &str) -> Vec<u8> {
@@ -130,9 +177,26 @@ pub fn write(out: &mut Files) {
     let dir = format!("experiments/{REGRESSIONS_DIR}/{SUITE}");
     let tasks: BTreeMap<&str, &Task> = TASKS.iter().map(|t| (t.id, t)).collect();
     let mut edits = Vec::new();
+    let mut main = initial_main();
+    let mut undone = false;
     for (n, plan) in plans().into_iter().enumerate() {
         let at = FIRST_EDIT_MS + n as i64 * EDIT_SPACING_MS;
-        let edit = simulate(&suite, &tasks, &plan, n + 1, at, out);
+        // An undo done since the last edit moved main.
+        let due = history::undo_commit(&edits).filter(|(when, _)| !undone && *when <= at);
+        if let Some((_, undo)) = due {
+            main = undo.hash;
+            undone = true;
+        }
+        let edit = simulate(&suite, &tasks, &plan, n + 1, at, &main, out);
+        if let Some(merge) = edit
+            .verdict
+            .commits
+            .as_ref()
+            .and_then(|c| c.action.as_ref())
+            .filter(|c| c.branch == Branch::Main)
+        {
+            main.clone_from(&merge.hash);
+        }
         out.insert(format!("{dir}/edits/{}.json", edit.id), json_bytes(&edit));
         edits.push(edit);
     }
@@ -157,6 +221,7 @@ fn simulate(
     plan: &EditPlan,
     n: usize,
     at: i64,
+    main: &str,
     out: &mut Files,
 ) -> SkillEdit {
     let id = format!("{SUITE}-edit-{n:02}-{}", plan.skill);
@@ -189,14 +254,14 @@ fn simulate(
         let control = |effects: &Vec<SideEffect>, when: i64| {
             plan.controls
                 .contains(task_id)
-                .then(|| trace(effects.clone(), when + 30_000))
+                .then(|| trace(sandboxed(suite, &golden, effects), when + 30_000))
         };
         let replay = match script {
             Script::Same => Replay {
                 task: task_id.to_string(),
                 world_dependent: task.world_dependent,
                 golden: trace(golden.clone(), BLESSED_MS),
-                replay: trace(golden.clone(), t),
+                replay: trace(sandboxed(suite, &golden, &golden), t),
                 control: control(&golden, t),
                 level0: Level0 {
                     result: Level0Result::Same,
@@ -256,7 +321,7 @@ fn simulate(
                     task: task_id.to_string(),
                     world_dependent: task.world_dependent,
                     golden: trace(golden.clone(), BLESSED_MS),
-                    replay: trace(effects.clone(), t),
+                    replay: trace(sandboxed(suite, &golden, &effects), t),
                     control: control(if *noisy_control { &effects } else { &golden }, t),
                     level0: Level0 {
                         result: if hard {
@@ -297,6 +362,7 @@ fn simulate(
         round6(all_largest.low),
         (t - at) as f64 / 1000.0,
     );
+    let commits = edit_commits(&id, main, result, &digests);
     SkillEdit {
         format_version: FormatVersion,
         kind: SkillEditKind::SkillEdit,
@@ -331,7 +397,40 @@ fn simulate(
             },
             decided_at: Some(format(UnixMillis(t))),
             summary: Some(said),
+            commits: Some(commits),
         },
+    }
+}
+
+/// The edit's commits: the agent's write moved onto the candidate branch
+/// from main's head, then a merge into main, nothing for a hold, or a
+/// revert on the candidate branch. `digests` are the skill's before and after.
+fn edit_commits(id: &str, main: &str, result: VerdictResult, digests: &[String]) -> EditCommits {
+    let candidate = Commit {
+        hash: commit_id(&format!("{id}: candidate")),
+        parents: vec![main.to_string()],
+        branch: Branch::Candidate,
+        skill_sha256: digests[1].clone(),
+    };
+    let action = match result {
+        VerdictResult::Pass => Some(Commit {
+            hash: commit_id(&format!("{id}: merge")),
+            parents: vec![main.to_string(), candidate.hash.clone()],
+            branch: Branch::Main,
+            skill_sha256: digests[1].clone(),
+        }),
+        VerdictResult::Warn => None,
+        VerdictResult::Block => Some(Commit {
+            hash: commit_id(&format!("{id}: revert")),
+            parents: vec![candidate.hash.clone()],
+            branch: Branch::Candidate,
+            skill_sha256: digests[0].clone(),
+        }),
+    };
+    EditCommits {
+        base: main.to_string(),
+        candidate,
+        action,
     }
 }
 

@@ -30,7 +30,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
     let dir = sample_copy();
     set_headline(
         dir.path(),
-        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [2.3–4.2% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
+        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [2.3–4.3% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
     );
     let out = build_strict(dir.path());
     assert_exit(&out, 0, "the corrected headline");
@@ -41,7 +41,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
         headline.contains("title=\"E02.ladder.pass_rate_pct: recomputed 83.3%\">83.3%<span class=\"mark\"> ✓</span>"),
         "{headline}"
     );
-    assert!(headline.contains("recomputed 2.3–4.2% lower"), "{headline}");
+    assert!(headline.contains("recomputed 2.3–4.3% lower"), "{headline}");
     assert!(
         !headline.contains("](#") && !headline.contains("href=\"#E02"),
         "the link never reaches the page: {headline}"
@@ -84,7 +84,7 @@ fn the_first_published_headline_bound_to_the_figures_fails_showing_both_values()
         dir.path(),
         &[
             "headline: [89%](#E02.ladder.pass_rate_pct): recorded 89%; recomputed the figure is 83.3",
-            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -4.2"),
+            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -4.3"),
         ],
     );
 }
@@ -139,7 +139,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
         s["findings"] = json!([
             format!("The ladder is [cheaper](#{straddles}) than E04's always-large."),
             format!("The ladder is [dearer](#{LADDER_CHANGE}) than always-large."),
-            format!("The ladder is [2.3–4.2% higher](#{LADDER_CHANGE}) in cost."),
+            format!("The ladder is [2.3–4.3% higher](#{LADDER_CHANGE}) in cost."),
         ]);
     });
     fails_with(
@@ -149,7 +149,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
             "not wholly below zero",
             "findings[1]: [dearer]",
             "not wholly above zero",
-            "findings[2]: [2.3–4.2% higher]",
+            "findings[2]: [2.3–4.3% higher]",
         ],
     );
 }
@@ -382,13 +382,13 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
     let dir = sample_copy();
     let findings = [
         "The ladder passed [more](#E02.ladder.pass_rate_pct) tasks.",
-        &format!("It cut cost by [2.3–4.2%](#{LADDER_CHANGE})."),
+        &format!("It cut cost by [2.3–4.3%](#{LADDER_CHANGE})."),
         "It cost [under $1](#E02.ladder.cost_per_task_usd).",
         "It cost [$0.01](#E02.ladder.cost_per_task_usd) per task.",
         "It passed [８３.３%](#E02.ladder.pass_rate_pct).",
         "It passed x2 as often, on ¾ of the tasks, No.3 of them.",
         "Speculative passed [100.0%](#E03.speculative.pass_rate_pct) of tasks.",
-        &format!("It was [−4.2% higher](#{LADDER_CHANGE})."),
+        &format!("It was [−4.3% higher](#{LADDER_CHANGE})."),
     ];
     edit_json(&dir.path().join(E02_SUMMARY), |s| {
         s["findings"] = json!(findings);
@@ -397,7 +397,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
         dir.path(),
         &[
             "findings[0]: [more](#E02.ladder.pass_rate_pct): recorded more; recomputed `more` says a direction of a figure that is not a change",
-            "findings[1]: [2.3–4.2%]",
+            "findings[1]: [2.3–4.3%]",
             "does not say which way",
             "findings[2]: [under $1]",
             "says `under`: a claim states the figure",
@@ -409,7 +409,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
             "findings[5]: ¾: recorded ¾",
             "findings[5]: 3: recorded 3",
             "did not run all its cells in E03",
-            "findings[7]: [−4.2% higher]",
+            "findings[7]: [−4.3% higher]",
         ],
     );
 }

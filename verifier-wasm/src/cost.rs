@@ -65,20 +65,14 @@ impl std::ops::Add for Cost {
 #[error("the price table has no price for model `{0}`")]
 pub struct MissingPrice(pub String);
 
-/// The cost of one provider call.
+/// The cost of one provider call: exact from its usage, or for a call whose
+/// usage was lost, from nothing up to its [`worst_case`].
 pub fn call_cost(call: &ProviderCall, prices: &PriceTable) -> Result<Cost, MissingPrice> {
-    let price = prices
-        .models
-        .get(&call.model_requested)
-        .ok_or_else(|| MissingPrice(call.model_requested.clone()))?;
-    let usd = |prompt: u64, completion: u64| {
-        (prompt as f64 * price.input_per_mtok + completion as f64 * price.output_per_mtok) / 1e6
-    };
     Ok(match &call.usage {
-        Some(u) => Cost::exact(usage_cost(u, price)),
+        Some(u) => Cost::exact(usage_cost(u, price(call, prices)?)),
         None => Cost {
             low: 0.0,
-            high: usd(call.prompt_tokens_reserved, call.max_tokens),
+            high: worst_case(call, prices)?,
         },
     })
 }
@@ -87,13 +81,18 @@ pub fn call_cost(call: &ProviderCall, prices: &PriceTable) -> Result<Cost, Missi
 /// tokens at the input price and its whole output budget at the output
 /// price (what a per-call stop compares with its limit).
 pub fn worst_case(call: &ProviderCall, prices: &PriceTable) -> Result<f64, MissingPrice> {
-    let price = prices
-        .models
-        .get(&call.model_requested)
-        .ok_or_else(|| MissingPrice(call.model_requested.clone()))?;
+    let price = price(call, prices)?;
     Ok((call.prompt_tokens_reserved as f64 * price.input_per_mtok
         + call.max_tokens as f64 * price.output_per_mtok)
         / 1e6)
+}
+
+/// The price of the model `call` requested.
+fn price<'a>(call: &ProviderCall, prices: &'a PriceTable) -> Result<&'a ModelPrice, MissingPrice> {
+    prices
+        .models
+        .get(&call.model_requested)
+        .ok_or_else(|| MissingPrice(call.model_requested.clone()))
 }
 
 /// The cost of a call's reported usage: input tokens at the input price,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use receipts_verifier::cost::Cost;
 use receipts_verifier::layout;
 use receipts_verifier::model::{ActionKind, ActionOutcome, RegressionAblation};
-use receipts_verifier::verify::{ablation_figures, RegressionVerification};
+use receipts_verifier::verify::{ablation_figures, Receipt, RegressionVerification};
 
 use super::{receipt_cell, skill_edit_href, Cell};
 use crate::load::LoadedRegressions;
@@ -58,6 +58,9 @@ pub struct ActionRow {
     pub check: Cell,
     /// A re-bless: whether every later replay of the task starts from it.
     pub used_by: Option<Cell>,
+    /// An undo of an edit with commits: its commit on main, against main's
+    /// head then and the skill before the edit.
+    pub commit: Option<Cell>,
 }
 
 fn rate(x: f64) -> String {
@@ -129,6 +132,14 @@ pub fn ablation_rows(
         .collect()
 }
 
+/// The cell of `claim`'s receipt, when there is one.
+fn optional_cell(receipts: &[Receipt], claim: &str) -> Option<Cell> {
+    receipts
+        .iter()
+        .any(|r| r.claim == claim)
+        .then(|| receipt_cell(receipts, claim))
+}
+
 /// The actions taken, in the order recorded; those of week `week` only, when given.
 pub fn action_rows(
     loaded: &LoadedRegressions,
@@ -166,10 +177,8 @@ pub fn action_rows(
                 refused: a.outcome == ActionOutcome::Refused,
                 reason: a.reason.clone(),
                 check: receipt_cell(&receipts, &check),
-                used_by: receipts
-                    .iter()
-                    .any(|r| r.claim == claim("used_by"))
-                    .then(|| receipt_cell(&receipts, &claim("used_by"))),
+                used_by: optional_cell(&receipts, &claim("used_by")),
+                commit: optional_cell(&receipts, &claim("commit")),
             }
         })
         .collect()

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::layout;
-use receipts_verifier::model::{Replay, SideEffect};
+use receipts_verifier::model::{Replay, SandboxAnswer, SideEffect};
 use receipts_verifier::verify::{
     edit_figures, edit_unit, judge_edit, level0, replay_verdict, RegressionVerification, Status,
 };
@@ -47,9 +47,27 @@ pub struct SkillEditView {
     pub summary_opening: Cell,
     pub summary_claims: Vec<ClaimRow>,
     pub costs: Vec<FigureCell>,
+    /// The commits behind the action, when recorded.
+    pub commits: Option<CommitsView>,
     pub replays: Vec<ReplayView>,
     pub receipts: Vec<ReceiptView>,
     pub not_passing: usize,
+}
+
+/// The edit's commits, each with its receipt.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitsView {
+    pub rows: Vec<CommitRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitRow {
+    /// What the commit is: main's head, the candidate or the action's.
+    pub role: &'static str,
+    /// The full id, as recorded (or `none`).
+    pub hash: String,
+    /// The receipt that holds the commit to the rules.
+    pub check: Cell,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -72,6 +90,9 @@ pub struct ReplayView {
     pub added: Vec<String>,
     pub removed: Vec<String>,
     pub level0: Cell,
+    /// How the sandbox answered the replay's and the control's calls,
+    /// against the answers it had to give; `None` without a sandbox.
+    pub sandbox: Option<Cell>,
     pub judges_cell: Cell,
     pub judges: Vec<JudgeView>,
     pub drift: Option<DriftView>,
@@ -103,7 +124,15 @@ pub struct DriftView {
 }
 
 fn show(effect: &SideEffect) -> String {
-    format!("{} {}", effect.tool, effect.args)
+    let call = format!("{} {}", effect.tool, effect.args);
+    match &effect.sandbox {
+        None => call,
+        Some(SandboxAnswer::Cassette) => format!("{call} — from the cassette"),
+        Some(SandboxAnswer::Mock) => format!("{call} — mocked"),
+        Some(SandboxAnswer::Refused { status, error }) => {
+            format!("{call} — refused: {status} {error}")
+        }
+    }
 }
 
 fn lines(effects: &[SideEffect]) -> Vec<String> {
@@ -160,6 +189,10 @@ fn replay_view(
         added: lines(&l0.added),
         removed: lines(&l0.removed),
         level0: claim("level0"),
+        sandbox: receipts
+            .iter()
+            .any(|x| x.claim == format!("replays[{n}].sandbox"))
+            .then(|| claim("sandbox")),
         judges_cell: claim("judges"),
         judges: r
             .judges
@@ -258,6 +291,32 @@ pub fn skill_edit_view(
         verdict: receipt_cell(receipts, "verdict.result"),
         action: receipt_cell(receipts, "verdict.action"),
         costs,
+        commits: e.verdict.commits.as_ref().map(|c| CommitsView {
+            rows: [
+                (
+                    "main's head, the base",
+                    Some(&c.base),
+                    "verdict.commits.base",
+                ),
+                (
+                    "the edit, on candidate",
+                    Some(&c.candidate.hash),
+                    "verdict.commits.candidate",
+                ),
+                (
+                    "the action's",
+                    c.action.as_ref().map(|a| &a.hash),
+                    "verdict.commits.action",
+                ),
+            ]
+            .into_iter()
+            .map(|(role, hash, claim)| CommitRow {
+                role,
+                hash: hash.map_or_else(|| "none".to_string(), Clone::clone),
+                check: receipt_cell(receipts, claim),
+            })
+            .collect(),
+        }),
         replays: e
             .replays
             .iter()

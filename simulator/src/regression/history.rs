@@ -9,8 +9,8 @@
 
 use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::model::{
-    AblatedEdit, AblatedReplay, AblatedRules, AblationFigures, ActionKind, ActionOutcome,
-    FormatVersion, JudgeVerdict, Judgment, Level0Result, Provenance, RegressionAblation,
+    AblatedEdit, AblatedReplay, AblatedRules, AblationFigures, ActionKind, ActionOutcome, Branch,
+    Commit, FormatVersion, JudgeVerdict, Judgment, Level0Result, Provenance, RegressionAblation,
     RegressionAblationKind, RegressionActions, RegressionActionsKind, RegressionSuite, Replay,
     ReplayOutcome, SkillEdit, SuiteAction, VerdictResult,
 };
@@ -18,7 +18,7 @@ use receipts_verifier::time::{format, parse, UnixMillis};
 use receipts_verifier::verify::{replay_verdict_under, trace_digest, verdict, CascadeRules};
 
 use super::super::rng::Rng;
-use super::{judge_call, rationale, round6, JUDGES, SUITE};
+use super::{commit_id, initial_main, judge_call, rationale, round6, JUDGES, SUITE};
 
 const HOUR_MS: i64 = 3_600_000;
 
@@ -29,6 +29,39 @@ fn decided_ms(edit: &SkillEdit) -> i64 {
         .as_deref()
         .unwrap_or(&edit.edited_at);
     parse(at).map_or(0, |t| t.0)
+}
+
+/// Main's head at `at`: the last merge decided by then (no undo is done
+/// before the script's one).
+fn main_head(edits: &[SkillEdit], at: i64) -> String {
+    edits
+        .iter()
+        .rev()
+        .filter(|e| decided_ms(e) <= at)
+        .filter_map(|e| e.verdict.commits.as_ref()?.action.as_ref())
+        .find(|c| c.branch == Branch::Main)
+        .map_or_else(initial_main, |c| c.hash.clone())
+}
+
+/// The missed regression is undone this many hours after its verdict.
+const UNDO_AFTER_H: i64 = 30;
+
+/// The undo of the missed regression, once its edit is simulated: when it
+/// is done, and its commit on main's head then, restoring the skill.
+pub(super) fn undo_commit(edits: &[SkillEdit]) -> Option<(i64, Commit)> {
+    let missed = edits
+        .iter()
+        .find(|e| e.id.starts_with(&format!("{SUITE}-edit-05")))?;
+    let at = decided_ms(missed) + UNDO_AFTER_H * HOUR_MS;
+    Some((
+        at,
+        Commit {
+            hash: commit_id("undo-1"),
+            parents: vec![main_head(edits, at)],
+            branch: Branch::Main,
+            skill_sha256: missed.skill.before_sha256.clone(),
+        },
+    ))
 }
 
 fn find<'a>(edits: &'a [SkillEdit], prefix: &str) -> &'a SkillEdit {
@@ -62,11 +95,12 @@ pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
                 action: ActionKind::Undo,
                 edit: missed.id.clone(),
                 by: "a maintainer (simulated)".to_string(),
-                at: at(missed, 30),
+                at: at(missed, UNDO_AFTER_H),
                 task: None,
                 golden_sha256: None,
                 outcome: ActionOutcome::Done,
                 reason: None,
+                commit: undo_commit(edits).map(|(_, c)| c),
             },
             SuiteAction {
                 id: "rebless-1".to_string(),
@@ -78,6 +112,7 @@ pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
                 golden_sha256: Some(trace_digest(&sheet.replay)),
                 outcome: ActionOutcome::Done,
                 reason: None,
+                commit: None,
             },
             SuiteAction {
                 id: "undo-2".to_string(),
@@ -92,6 +127,7 @@ pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
                     "{} was merged later on the same skill ({}); undo it first",
                     drifted.id, drifted.skill.name
                 )),
+                commit: None,
             },
         ],
     }

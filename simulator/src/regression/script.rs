@@ -17,6 +17,7 @@ pub(super) fn effect(tool: &str, args: Value) -> SideEffect {
     SideEffect {
         tool: tool.to_string(),
         args,
+        sandbox: None,
     }
 }
 

@@ -65,6 +65,25 @@ pub struct RegressionSuite {
     pub pass_confidence: f64,
     /// How replays are decided (see [`AgreementRules`]).
     pub rules: AgreementRules,
+    /// The sandbox the replays ran in, when the suite states one: then
+    /// every call a replay or a control replay made carries the sandbox's
+    /// answer, and a new call to a hard tool must have been refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Sandbox>,
+}
+
+/// The sandbox replays run in: calls the golden trace made are served from
+/// its cassette, other calls to tools that are not hard are answered by a
+/// mock, and a call to a hard tool that no cassette holds is refused, so
+/// that no replay reaches the world.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Sandbox {
+    /// The HTTP status of a refusal, e.g. `409`.
+    pub refusal_status: u16,
+    /// The error a refusal names, e.g. `ratchet_blocked`.
+    pub refusal_error: String,
 }
 
 /// The `kind` of a regression suite record: `"regression_suite"`.
@@ -218,6 +237,29 @@ pub struct SideEffect {
     pub tool: String,
     /// The arguments, any JSON, as the agent sent them.
     pub args: serde_json::Value,
+    /// In a replay or a control replay under the suite's sandbox: how the
+    /// sandbox answered the call. Not part of the call as compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxAnswer>,
+}
+
+/// How the sandbox answered a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "answer", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SandboxAnswer {
+    /// Served from the golden trace's cassette: the golden trace made this
+    /// very call (the same tool and arguments).
+    Cassette,
+    /// Answered by a mock of a tool that is not hard, reaching nothing.
+    Mock,
+    /// Refused.
+    Refused {
+        /// The HTTP status answered, e.g. `409`.
+        status: u16,
+        /// The error named, e.g. `ratchet_blocked`.
+        error: String,
+    },
 }
 
 /// The level-0 diff: side effects compared as multisets of calls.
@@ -337,6 +379,54 @@ pub struct Verdict {
     /// the edit's figures, e.g. `[3](#edit.replays.total)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The commits behind the action, when the skills live in a git
+    /// repository whose main branch changes only through the gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commits: Option<EditCommits>,
+}
+
+/// The commits of an edit: the agent's write to main moved onto the
+/// candidate branch, then the action's own commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EditCommits {
+    /// Main's head when the edit was made, by hash: the candidate's parent.
+    pub base: String,
+    /// The edit as a commit on the candidate branch: its parent is `base`,
+    /// and the skill at it is the skill after the edit.
+    pub candidate: Commit,
+    /// The action's commit: a merge into main for a merge (parents `base`
+    /// and the candidate, the skill as edited), a revert on the candidate
+    /// branch for a revert (parent the candidate, the skill as before);
+    /// `null` for a hold, which leaves the edit waiting on the candidate.
+    pub action: Option<Commit>,
+}
+
+/// One commit of the skills' repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Commit {
+    /// The commit's id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
+    pub hash: String,
+    /// Its parents' ids, in order.
+    pub parents: Vec<String>,
+    /// The branch it was made on.
+    pub branch: Branch,
+    /// The edited skill's text at this commit, as an object's digest.
+    pub skill_sha256: String,
+}
+
+/// A branch of the skills' repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Branch {
+    /// The branch the agent runs from; it changes only through the gate.
+    Main,
+    /// Where the agent's writes wait for a verdict.
+    Candidate,
 }
 
 /// PASS merges the edit, WARN holds it for review, BLOCK reverts it.

@@ -74,6 +74,11 @@ pub struct SuiteAction {
     /// the way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// A done undo of an edit whose commits are recorded: the commit on
+    /// main that takes the edit back out (its parent main's head then, the
+    /// skill as before the edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<super::Commit>,
 }
 
 /// What an action on an edit does.

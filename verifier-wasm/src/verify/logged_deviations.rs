@@ -160,7 +160,10 @@ mod tests {
         let text = log();
         let first = text
             .lines()
-            .find(|l| l.starts_with("- 2026-10-28T13:06"))
+            .find(|l| {
+                l.starts_with("- 2026-")
+                    && l.contains("`E02-shipping-rule-careful-s1-always-large`")
+            })
             .expect("a bullet");
         let dropped = text.replace(&format!("{first}\n"), "");
         let r = judged(&dropped, Some(&deviations())).expect("a receipt");

@@ -15,8 +15,10 @@ use crate::model::{
 mod ablation;
 mod actions;
 mod benchmark;
+mod commits;
 mod cost;
 mod edit;
+mod sandbox;
 mod summary;
 
 pub use ablation::{ablation_figures, verify_ablation, AblationRun};

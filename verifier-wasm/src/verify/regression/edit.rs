@@ -8,6 +8,8 @@ use crate::model::{
 
 use super::super::published::cost_receipt;
 use super::super::{Objects, Receipt};
+use super::commits::{edit_commits, main_line};
+use super::sandbox::sandbox_receipt;
 use super::{
     action, counts, edit_cost, level0, replay_verdict, summary_receipts, verdict, verify_ablation,
     verify_actions, verify_benchmark, Decision,
@@ -155,6 +157,7 @@ pub fn verify_skill_edit(
                 "the recorded judges do not reach a decision",
             ),
         });
+        receipts.extend(sandbox_receipt(subject, suite, i, replay));
         decisions.push(decision);
     }
     let v = &edit.verdict;
@@ -196,6 +199,8 @@ pub fn verify_skill_edit(
             }
         }
     }
+    let called_for = verdict(&decisions).map_or(v.action, action);
+    receipts.extend(edit_commits(subject, edit, called_for));
     if let Some(at) = &v.decided_at {
         receipts.push(match decided_after_all(edit, at) {
             Ok(fine) => Receipt::new(subject, "verdict.decided_at", at, fine, true),
@@ -359,12 +364,18 @@ pub fn verify_regressions(
     for a in records.ablations {
         receipts.extend(verify_ablation(dir, suite, edits, a).0);
     }
+    let mut per_edit: Vec<Vec<Receipt>> = edits
+        .iter()
+        .map(|e| verify_skill_edit(dir, suite, e, objects))
+        .collect();
+    let (bases, undos) = main_line(dir, edits, records.actions);
+    for (k, receipt) in bases {
+        per_edit[k].push(receipt);
+    }
+    receipts.extend(undos);
     RegressionVerification {
         dir: dir.to_string(),
         receipts,
-        edits: edits
-            .iter()
-            .map(|e| verify_skill_edit(dir, suite, e, objects))
-            .collect(),
+        edits: per_edit,
     }
 }

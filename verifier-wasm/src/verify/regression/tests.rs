@@ -633,4 +633,5 @@ fn a_verdict_dated_before_the_judge_calls_it_waited_for_fails() {
     assert_eq!(why, "before the edit was made");
 }
 
+mod guards;
 mod history;

@@ -1,0 +1,119 @@
+//! The figures the source study published, each beside the sample's: the
+//! sample's experiments are calibrated to tell the study's story as it was
+//! told, so every figure below, copied from the source's tables at the
+//! precision it printed, must be what the sample's summary publishes (as
+//! corrected, where a correction amends it) and what the verifier
+//! recomputes from the runs (the sample builds `--strict` elsewhere).
+
+use crate::common;
+
+use serde_json::Value;
+
+use common::read_json;
+
+/// One published figure: experiment, policy, field, and the figure as the
+/// source printed it (a cost range as `low–high`).
+type Figure = (&'static str, &'static str, &'static str, &'static str);
+
+/// E01 (2,048 output tokens), E02 (8,192; as corrected) and E04 (a fresh
+/// grid with the latency policies): the source's results tables.
+const PUBLISHED: &[Figure] = &[
+    // E01: the ladder 83% against always-Ultra's 67%, $0.0051 against
+    // $0.0078, 32.7 s against 6.1 s; Super 66.7% in 14.0 s.
+    ("E01", "ladder", "pass_rate_pct", "83.3"),
+    ("E01", "always-large", "pass_rate_pct", "66.7"),
+    ("E01", "always-medium", "pass_rate_pct", "66.7"),
+    ("E01", "ladder", "cost_per_task_usd", "0.0051"),
+    ("E01", "always-large", "cost_per_task_usd", "0.0078"),
+    ("E01", "ladder", "mean_time_s", "32.7"),
+    ("E01", "always-large", "mean_time_s", "6.1"),
+    ("E01", "always-medium", "mean_time_s", "14.0"),
+    // E02, corrected: 83.3% against 77.8%, $0.0058–0.0060 against $0.0061,
+    // 54.1 s against 7.2 s.
+    ("E02", "ladder", "pass_rate_pct", "83.3"),
+    ("E02", "always-large", "pass_rate_pct", "77.8"),
+    ("E02", "ladder", "cost_per_task_usd", "0.0058–0.0060"),
+    ("E02", "always-large", "cost_per_task_usd", "0.0061"),
+    ("E02", "ladder", "mean_time_s", "54.1"),
+    ("E02", "always-large", "mean_time_s", "7.2"),
+    // E04: every policy's pass rate ± its spread across seeds, cost per
+    // task, mean and median time.
+    ("E04", "ladder", "pass_rate_pct", "94.4"),
+    ("E04", "ladder", "pass_rate_sd_pct", "9.6"),
+    ("E04", "ladder", "cost_per_task_usd", "0.0073–0.0078"),
+    ("E04", "ladder", "mean_time_s", "71.0"),
+    ("E04", "ladder", "median_time_s", "39.9"),
+    ("E04", "always-large", "pass_rate_pct", "88.9"),
+    ("E04", "always-large", "pass_rate_sd_pct", "9.6"),
+    ("E04", "always-large", "cost_per_task_usd", "0.0059"),
+    ("E04", "always-large", "mean_time_s", "5.4"),
+    ("E04", "always-large", "median_time_s", "4.5"),
+    ("E04", "always-medium", "pass_rate_pct", "55.6"),
+    ("E04", "always-medium", "pass_rate_sd_pct", "9.6"),
+    ("E04", "always-medium", "cost_per_task_usd", "0.0033"),
+    ("E04", "always-medium", "mean_time_s", "14.2"),
+    ("E04", "always-medium", "median_time_s", "10.0"),
+    ("E04", "speculative", "pass_rate_pct", "94.4"),
+    ("E04", "speculative", "pass_rate_sd_pct", "9.6"),
+    ("E04", "speculative", "cost_per_task_usd", "0.0084–0.0089"),
+    ("E04", "speculative", "mean_time_s", "38.6"),
+    ("E04", "speculative", "median_time_s", "13.6"),
+    ("E04", "tier-memory", "pass_rate_pct", "94.4"),
+    ("E04", "tier-memory", "pass_rate_sd_pct", "9.6"),
+    ("E04", "tier-memory", "cost_per_task_usd", "0.0050"),
+    ("E04", "tier-memory", "mean_time_s", "34.2"),
+    ("E04", "tier-memory", "median_time_s", "21.2"),
+];
+
+/// A policy's figure as the summary publishes it: the corrected value where
+/// a correction amends it, else the primary analysis's.
+fn published(summary: &Value, policy: &str, field: &str) -> Value {
+    let path = format!("primary.policies[{policy}].{field}");
+    if let Some(c) = summary["corrections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["field"] == path.as_str())
+    {
+        return c["corrected"].clone();
+    }
+    summary["primary"]["policies"]
+        .as_array()
+        .expect("policies")
+        .iter()
+        .find(|p| p["policy"] == policy)
+        .unwrap_or_else(|| panic!("{policy} has figures"))[field]
+        .clone()
+}
+
+/// A figure at the source's precision: a cost to four decimals (a range
+/// where its ends differ), anything else to one.
+fn as_printed(field: &str, value: &Value) -> String {
+    let number = |v: &Value, d: usize| format!("{:.d$}", v.as_f64().expect("a number"));
+    if field == "cost_per_task_usd" {
+        let (low, high) = (number(&value["low"], 4), number(&value["high"], 4));
+        if low == high {
+            low
+        } else {
+            format!("{low}–{high}")
+        }
+    } else {
+        number(value, 1)
+    }
+}
+
+#[test]
+fn every_figure_the_source_published_is_the_sample_s() {
+    let mut differ = Vec::new();
+    for (experiment, policy, field, figure) in PUBLISHED {
+        let summary =
+            read_json(&common::repo().join(format!("experiments/{experiment}/summary.json")));
+        let sample = as_printed(field, &published(&summary, policy, field));
+        if sample != *figure {
+            differ.push(format!(
+                "{experiment} {policy} {field}: published {figure}, the sample {sample}"
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
