@@ -14,12 +14,11 @@ use receipts_verifier::cost::{call_cost, Cost};
 use receipts_verifier::digest::sha256_hex;
 use receipts_verifier::layout;
 use receipts_verifier::model::{
-    AgreementRules, Branch, ClassRates, Commit, Drift, EditAction, EditCommits, EditLabel,
-    EditLatency, FormatVersion, JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result,
-    ModelPrice, NoiseFloor, PriceTable, Provenance, ProviderCall, Recall, RegressionBenchmark,
-    RegressionBenchmarkKind, RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, Sandbox,
-    SandboxAnswer, SideEffect, SkillDiff, SkillEdit, SkillEditKind, Trace, Verdict, VerdictCost,
-    VerdictResult, REGRESSIONS_DIR,
+    AgreementRules, Branch, ClassRates, Drift, EditAction, EditLabel, EditLatency, FormatVersion,
+    JudgeTier, JudgeVerdict, Judgment, Level0, Level0Result, ModelPrice, NoiseFloor, PriceTable,
+    Provenance, ProviderCall, Recall, RegressionBenchmark, RegressionBenchmarkKind,
+    RegressionSuite, RegressionSuiteKind, Replay, ReplayOutcome, Sandbox, SideEffect, SkillDiff,
+    SkillEdit, SkillEditKind, Trace, Verdict, VerdictCost, VerdictResult, REGRESSIONS_DIR,
 };
 use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::same_side_effects;
@@ -29,8 +28,10 @@ use super::rng::{short_id, Rng};
 use super::{json_bytes, Files};
 
 mod history;
+mod repo;
 mod script;
 
+use repo::{commit_id, edit_commits, initial_main, sandboxed};
 use script::{plans, EditPlan, Script, Task, TASKS};
 
 const SUITE: &str = "R01";
@@ -90,48 +91,6 @@ pub fn suite() -> RegressionSuite {
             refusal_error: "ratchet_blocked".to_string(),
         }),
     }
-}
-
-/// A simulated commit id: 40 hex digits named by what the commit is.
-fn commit_id(what: &str) -> String {
-    sha256_hex(what.as_bytes())[..40].to_string()
-}
-
-/// The skills repository's main branch before the first edit.
-fn initial_main() -> String {
-    commit_id("skills: the blessed skills")
-}
-
-/// The sandbox's answer to each call of a replayed trace: a call the golden
-/// trace made comes from its cassette, a new call to a hard tool is refused
-/// with 409 ratchet_blocked, any other new call is mocked.
-fn sandboxed(
-    suite: &RegressionSuite,
-    golden: &[SideEffect],
-    calls: &[SideEffect],
-) -> Vec<SideEffect> {
-    let mut cassette: Vec<Option<&SideEffect>> = golden.iter().map(Some).collect();
-    calls
-        .iter()
-        .map(|call| {
-            let hit = cassette
-                .iter_mut()
-                .find(|g| g.is_some_and(|g| g.tool == call.tool && g.args == call.args))
-                .map(Option::take);
-            let answer = match hit {
-                Some(_) => SandboxAnswer::Cassette,
-                None if suite.hard_tools.contains(&call.tool) => SandboxAnswer::Refused {
-                    status: 409,
-                    error: "ratchet_blocked".to_string(),
-                },
-                None => SandboxAnswer::Mock,
-            };
-            SideEffect {
-                sandbox: Some(answer),
-                ..call.clone()
-            }
-        })
-        .collect()
 }
 
 fn skill_text(skill: &str, line: &str) -> Vec<u8> {
@@ -399,38 +358,6 @@ fn simulate(
             summary: Some(said),
             commits: Some(commits),
         },
-    }
-}
-
-/// The edit's commits: the agent's write moved onto the candidate branch
-/// from main's head, then a merge into main, nothing for a hold, or a
-/// revert on the candidate branch. `digests` are the skill's before and after.
-fn edit_commits(id: &str, main: &str, result: VerdictResult, digests: &[String]) -> EditCommits {
-    let candidate = Commit {
-        hash: commit_id(&format!("{id}: candidate")),
-        parents: vec![main.to_string()],
-        branch: Branch::Candidate,
-        skill_sha256: digests[1].clone(),
-    };
-    let action = match result {
-        VerdictResult::Pass => Some(Commit {
-            hash: commit_id(&format!("{id}: merge")),
-            parents: vec![main.to_string(), candidate.hash.clone()],
-            branch: Branch::Main,
-            skill_sha256: digests[1].clone(),
-        }),
-        VerdictResult::Warn => None,
-        VerdictResult::Block => Some(Commit {
-            hash: commit_id(&format!("{id}: revert")),
-            parents: vec![candidate.hash.clone()],
-            branch: Branch::Candidate,
-            skill_sha256: digests[0].clone(),
-        }),
-    };
-    EditCommits {
-        base: main.to_string(),
-        candidate,
-        action,
     }
 }
 

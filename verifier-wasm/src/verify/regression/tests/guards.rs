@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::model::{RegressionActions, Sandbox};
+use crate::model::{ActionOutcome, RegressionActions, Sandbox};
 
 fn sandboxed_suite() -> RegressionSuite {
     let mut s = suite();
@@ -298,4 +298,20 @@ fn main_s_history_ties_the_edits_and_the_undo_together() {
         let (_, undos) = commits::main_line("R01", &good, Some(&history(parent, skill)));
         assert_eq!(failing(&undos).len(), 1, "{parent} {skill:?}");
     }
+    // A done undo whose commit is dropped, and a refused one given a commit.
+    let mut dropped = history(ACT, BEFORE);
+    dropped.actions[0].commit = None;
+    let (_, undos) = commits::main_line("R01", &good, Some(&dropped));
+    assert!(
+        failing(&undos)[0].starts_with("actions[undo-1].commit: no commit / a commit on main"),
+        "{:?}",
+        failing(&undos)
+    );
+    let mut refused = history(ACT, BEFORE);
+    refused.actions[0].outcome = ActionOutcome::Refused;
+    let (_, undos) = commits::main_line("R01", &good, Some(&refused));
+    assert_eq!(
+        failing(&undos),
+        ["actions[undo-1].commit: 6666666 on main, parents [3333333], the skill as before / a refused undo makes no commit"]
+    );
 }
