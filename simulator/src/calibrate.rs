@@ -18,6 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use receipts_verifier::model::{Experiment, PolicyNumbers, Run};
+use receipts_verifier::numbers::compose::compose;
 use receipts_verifier::numbers::{analyze, primary_runs, round_to};
 
 use super::publish::Judgement;
@@ -32,6 +33,13 @@ pub struct Target {
     /// Mean time per task in seconds, to one decimal, and the median where
     /// the source published it too.
     pub time: Option<(f64, Option<f64>)>,
+    /// For a composed policy (no runs of its own): the tier policies whose
+    /// prompt and completion tokens are scaled together for its cost (their
+    /// times are pinned afterwards all the same). Its mean time is reached by
+    /// exchanging the wall times of its tiers' runs between the cells that
+    /// use them and those that do not, which leaves each tier's own figures
+    /// as they were.
+    pub via: Vec<String>,
 }
 
 impl Target {
@@ -41,6 +49,7 @@ impl Target {
             policy: policy.to_string(),
             cost: Some(cost),
             time: time.map(|(mean, median)| (mean, Some(median))),
+            via: Vec::new(),
         }
     }
 
@@ -50,7 +59,28 @@ impl Target {
             policy: policy.to_string(),
             cost,
             time: Some((mean_s, None)),
+            via: Vec::new(),
         }
+    }
+
+    /// A composed policy's cost, reached through tier policies `via`, and
+    /// its mean time.
+    pub fn composed(
+        policy: &str,
+        via: &[&str],
+        cost: Option<(f64, f64)>,
+        mean_s: Option<f64>,
+    ) -> Target {
+        Target {
+            policy: policy.to_string(),
+            cost,
+            time: mean_s.map(|m| (m, None)),
+            via: via.iter().map(|v| (*v).to_string()).collect(),
+        }
+    }
+
+    fn is_composed(&self) -> bool {
+        !self.via.is_empty()
     }
 }
 
@@ -141,7 +171,7 @@ pub fn solve(
     for _ in 0..8 {
         let m = run(&tuning);
         let mut settled = true;
-        for t in targets {
+        for t in targets.iter().filter(|t| !t.is_composed()) {
             let Some((mean, median)) = t.time else {
                 continue;
             };
@@ -184,6 +214,15 @@ pub fn solve(
         }
         for (t, _) in &costed {
             let k = steps[t.policy.as_str()].k;
+            if t.is_composed() {
+                for via in &t.via {
+                    let mut s = base.scales(via);
+                    s.prompt *= k;
+                    s.completion *= k;
+                    tuning.by_policy.insert(via.clone(), s);
+                }
+                continue;
+            }
             let mut s = base.scales(&t.policy);
             s.prompt *= k;
             if t.time.is_none() {
@@ -217,7 +256,7 @@ pub fn solve(
     assert!(converged, "the cost calibration did not converge");
     // 3. Each run's wall time, so that the mean and the median are the targets.
     let m = run(&tuning);
-    for t in targets {
+    for t in targets.iter().filter(|t| !t.is_composed()) {
         let Some((mean, median)) = t.time else {
             continue;
         };
@@ -239,7 +278,77 @@ pub fn solve(
             tuning.walls.insert(id, (s * 1000.0).round() as i64);
         }
     }
+    // 4. A composed policy's mean time, by exchanging wall times.
+    for t in targets.iter().filter(|t| t.is_composed()) {
+        let Some((mean, _)) = t.time else {
+            continue;
+        };
+        for _ in 0..32 {
+            let runs = simulate(&tuning);
+            let (numbers_of, _) = measure(experiment, &runs);
+            let n = numbers(&numbers_of, &t.policy);
+            if round_to(n.mean_time_s, 1) == mean {
+                break;
+            }
+            let wanted = (mean - n.mean_time_s) * n.runs as f64 * 1000.0;
+            let Some((a, b)) = best_exchange(experiment, &t.policy, &runs, &tuning, wanted) else {
+                panic!(
+                    "{}: no exchange of wall times brings its mean to {mean} s",
+                    t.policy
+                );
+            };
+            let (wa, wb) = (tuning.walls[&a], tuning.walls[&b]);
+            tuning.walls.insert(a, wb);
+            tuning.walls.insert(b, wa);
+        }
+    }
     tuning
+}
+
+/// The exchange of two pinned wall times, between a run a composed
+/// policy's cells use and a run of the same tier they do not, that moves
+/// its total time nearest to `wanted` ms more; `None` when none moves it
+/// nearer.
+fn best_exchange(
+    experiment: &Experiment,
+    policy: &str,
+    runs: &[Run],
+    tuning: &Tuning,
+    wanted: f64,
+) -> Option<(String, String)> {
+    let judgement = Judgement::of(experiment, runs);
+    let judged = judgement.runs();
+    let primary = primary_runs(&judged);
+    let p = experiment.policies.iter().find(|p| p.id == policy)?;
+    let composition = compose(experiment, p, &primary).ok()??;
+    let mut used: BTreeSet<&str> = BTreeSet::new();
+    let mut unused: BTreeSet<&str> = BTreeSet::new();
+    for cell in &composition.cells {
+        used.extend(cell.used.iter().map(|j| j.run.place.id.as_str()));
+        unused.extend(cell.unused.iter().map(|j| j.run.place.id.as_str()));
+    }
+    let tier_of = |id: &str| {
+        primary
+            .iter()
+            .find(|j| j.run.place.id == id)
+            .map(|j| j.run.place.policy.clone())
+    };
+    let mut best: Option<(f64, String, String)> = None;
+    for &a in &used {
+        for &b in &unused {
+            let (Some(wa), Some(wb)) = (tuning.wall(a), tuning.wall(b)) else {
+                continue;
+            };
+            if tier_of(a) != tier_of(b) {
+                continue;
+            }
+            let miss = (wanted - (wb - wa) as f64).abs();
+            if miss < wanted.abs() && best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
+                best = Some((miss, a.to_string(), b.to_string()));
+            }
+        }
+    }
+    best.map(|(_, a, b)| (a, b))
 }
 
 /// Panics unless the runs publish `targets` (rounded as the source rounded them).

@@ -19,10 +19,13 @@ fn rate(e: &str, p: &PolicyNumbers) -> String {
 /// A cost per task: `[$0.0058–0.0060](#E02.ladder.cost_per_task_usd)`.
 fn cost(e: &str, p: &PolicyNumbers) -> String {
     let c = p.cost_per_task_usd;
+    // Four decimals, as the source wrote costs; five under a tenth of a cent,
+    // so the figure keeps two significant digits.
+    let d = if c.low < 0.001 { 5 } else { 4 };
     let text = if c.low == c.high {
-        format!("${:.4}", c.low)
+        format!("${:.d$}", c.low)
     } else {
-        format!("${:.4}–{:.4}", c.low, c.high)
+        format!("${:.d$}–{:.d$}", c.low, c.high)
     };
     format!("[{text}](#{e}.{}.cost_per_task_usd)", p.policy)
 }

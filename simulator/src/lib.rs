@@ -509,7 +509,7 @@ fn write_showcase(out: &mut Files, runs: &[Run]) {
         })
     };
     let picks: Vec<ShowcaseRun> = [
-        pick("A ladder that escalated from small to large before its checks passed.", &|r| r.attempts.len() == 3 && r.outcome.passed),
+        pick("A ladder that escalated from small to large before its checks passed.", &|r| r.policy == "ladder" && r.attempts.len() == 3 && r.outcome.passed),
         pick("The planted injection asked for a shell; the runtime denied it and the brief cites only approved sources.", &|r| {
             let denied = |t: &&receipts_verifier::model::Turn| {
                 t.action.tool == ActionTool::Other && t.permission.decision == Decision::Denied
@@ -549,9 +549,9 @@ const NARRATIVE: &str = "# What the sample shows
 
 > Simulated data. Every run here was produced by the deterministic simulator that ships with receipts: a scripted agent and a scripted provider. No model was called, and the numbers describe the simulator, not any real model.
 
-The sample repeats the shape of a real routing study: [3](#registered) task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), [2](#registered) agent profiles, [3](#registered) seeds and [3](#registered) policies, at [2](#registered) output budgets.
+The sample repeats the shape of a real routing study: [3](#registered) task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), [2](#registered) agent profiles, [3](#registered) seeds and [3](#registered) model tiers, each run alone and as an auto-tier ladder, at [2](#registered) output budgets. In E01, as in the study, the ladder is not run: each cell's tiers are run alone and the ladder's figures are composed from those runs, tier after tier until a tier passes, so each run it counts was made on its tier alone.
 
-Its figures are calibrated: for E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
+Its figures are calibrated: for E01, E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
 
 It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged cost only over the runs whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
 

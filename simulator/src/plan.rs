@@ -250,7 +250,8 @@ fn tiers() -> Vec<TierSim> {
         TierSim {
             throughput_decays: true,
             reasoning_range: (900, 2600),
-            truncation: (0.85, 0.06),
+            // At 2,048 output tokens it runs out while reasoning whenever it does not pass.
+            truncation: (1.0, 0.06),
             follows_injection: 0.35,
             quality: [0.45, 0.7, 0.5],
             ..tier(
@@ -297,6 +298,7 @@ fn policies() -> Vec<Policy> {
         label: label.to_string(),
         kind,
         tiers: tiers.iter().map(std::string::ToString::to_string).collect(),
+        composed: false,
     };
     vec![
         policy(
@@ -318,6 +320,23 @@ fn policies() -> Vec<Policy> {
             &["large"],
         ),
     ]
+}
+
+/// The policies of a grid run on each tier alone, the ladder composed
+/// from those runs cell by cell, as the source study computed it.
+fn tier_policies() -> Vec<Policy> {
+    let always = |tier: &str| Policy {
+        id: format!("always-{tier}"),
+        label: format!("Always {tier}"),
+        kind: PolicyKind::Single,
+        tiers: vec![tier.to_string()],
+        composed: false,
+    };
+    let mut out = vec![always("small"), always("medium"), always("large")];
+    let mut ladder = policies().remove(0);
+    ladder.composed = true;
+    out.push(ladder);
+    out
 }
 
 fn grid(seeds: Vec<u64>) -> Grid {
@@ -394,12 +413,21 @@ pub fn sample() -> Vec<ExperimentPlan> {
         registered_at: "2026-10-27T08:30:00Z".to_string(),
         start_ms: millis("2026-10-27T09:00:00Z"),
         tiers: tiers(),
-        policies: policies(),
-        grid: grid(vec![1, 2, 3]),
+        policies: tier_policies(),
+        grid: Grid {
+            policies: ["always-small", "always-medium", "always-large"].map(String::from).to_vec(),
+            ..grid(vec![1, 2, 3])
+        },
         hypotheses: vec![
             hypothesis("H1", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
-            hypothesis("H2", "Always-large is faster per task than always-medium.", compare(metric(Metric::MeanTime, "always-large"), CompareOp::Lt, Operand::Metric(metric(Metric::MeanTime, "always-medium")), 0.0)),
-            hypothesis("H3", "Always-large passes at least as many tasks as always-medium.", compare(metric(Metric::PassRate, "always-large"), CompareOp::Ge, Operand::Metric(metric(Metric::PassRate, "always-medium")), 0.0)),
+            hypothesis("H2", "Latency rises with the tier: always-small is faster per task than always-medium, and always-medium than always-large.", Rule::All(vec![
+                compare(metric(Metric::MeanTime, "always-small"), CompareOp::Lt, Operand::Metric(metric(Metric::MeanTime, "always-medium")), 0.0),
+                compare(metric(Metric::MeanTime, "always-medium"), CompareOp::Lt, Operand::Metric(metric(Metric::MeanTime, "always-large")), 0.0),
+            ])),
+            hypothesis("H3", "Pass rate rises with the tier: always-large passes at least as many tasks as always-medium, and always-medium as always-small.", Rule::All(vec![
+                compare(metric(Metric::PassRate, "always-large"), CompareOp::Ge, Operand::Metric(metric(Metric::PassRate, "always-medium")), 0.0),
+                compare(metric(Metric::PassRate, "always-medium"), CompareOp::Ge, Operand::Metric(metric(Metric::PassRate, "always-small")), 0.0),
+            ])),
         ],
         incidents: BTreeMap::new(),
         log_rules: vec![
@@ -415,9 +443,12 @@ pub fn sample() -> Vec<ExperimentPlan> {
         stop: None,
         prices_version: "simulated-2026-10".to_string(),
         calibration: vec![
-            Target::mean("ladder", Some((0.0051, 0.0051)), 32.7),
             Target::mean("always-large", Some((0.0078, 0.0078)), 6.1),
             Target::mean("always-medium", None, 14.0),
+            Target::mean("always-small", None, 17.9),
+            // Composed: its cost from the small tier's, its time from
+            // which tier runs its cells use.
+            Target::composed("ladder", &["always-small", "always-medium"], Some((0.0051, 0.0051)), Some(32.7)),
         ],
     };
     let e01 = ExperimentPlan {
@@ -472,6 +503,8 @@ pub fn sample() -> Vec<ExperimentPlan> {
     let e02 = ExperimentPlan {
         id: "E02".to_string(),
         title: "Output budget 8,192 tokens".to_string(),
+        policies: policies(),
+        grid: grid(vec![1, 2, 3]),
         question: "With room to reason (8,192 output tokens), does the small tier recover, and does the ladder still beat always-large on cost?".to_string(),
         max_output_tokens: 8192,
         registered_at: "2026-10-28T11:50:00Z".to_string(),
@@ -494,16 +527,17 @@ pub fn sample() -> Vec<ExperimentPlan> {
     vec![e01, e02, e03, e04]
 }
 
-/// E01's outcomes, every cell's fixed as the source published them: the
-/// ladder passes 15 of 18 tasks (83.3%), always-large and always-medium 12
-/// each (66.7%). The large tier skips a required citation in four release
-/// briefs and fails two shipping rules; the medium tier's brief does not
-/// validate in two cells, and it fails a cleanup and three rules: the two
-/// fail in different cells, so the ladder, escalating, passes more.
+/// E01's outcomes, every tier run's fixed as the source published them:
+/// always-large and always-medium pass 12 of 18 tasks each (66.7%), the
+/// small tier 1 (5.6%), and the ladder composed from them 15 (83.3%). The
+/// large tier skips a required citation in four release briefs and fails
+/// two shipping rules; the medium tier's brief does not validate in two
+/// cells, and it fails a cleanup and three rules. They fail together in
+/// three cells only, so the ladder, escalating, passes more than either.
 fn e01_outcomes(grid: &Grid) -> BTreeMap<String, bool> {
     let (research, transform, program) =
         (fixtures::RESEARCH, fixtures::TRANSFORM, fixtures::PROGRAM);
-    let failing: [(&str, &str, &str, u64); 15] = [
+    let failing: [(&str, &str, &str, u64); 12] = [
         ("always-large", research, "careful", 1),
         ("always-large", research, "fast", 1),
         ("always-large", research, "careful", 3),
@@ -511,24 +545,27 @@ fn e01_outcomes(grid: &Grid) -> BTreeMap<String, bool> {
         ("always-large", program, "careful", 2),
         ("always-large", program, "fast", 2),
         ("always-medium", research, "careful", 2),
-        ("always-medium", research, "fast", 2),
+        ("always-medium", research, "careful", 3),
         ("always-medium", transform, "careful", 1),
-        ("always-medium", program, "fast", 1),
+        ("always-medium", program, "careful", 2),
+        ("always-medium", program, "fast", 2),
         ("always-medium", program, "careful", 3),
-        ("always-medium", program, "fast", 3),
-        ("ladder", research, "careful", 2),
-        ("ladder", research, "fast", 1),
-        ("ladder", program, "fast", 3),
     ];
+    // The small tier, out of output budget while it reasons, passes one cleanup.
+    let small_passes = (transform, "fast", 2);
     let mut forced = BTreeMap::new();
     for task in &grid.tasks {
         for profile in &grid.profiles {
             for &seed in &grid.seeds {
                 for policy in &grid.policies {
-                    let fails = failing
-                        .iter()
-                        .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), seed));
-                    forced.insert(format!("E01-{task}-{profile}-s{seed}-{policy}"), !fails);
+                    let passes = if policy == "always-small" {
+                        small_passes == (task.as_str(), profile.as_str(), seed)
+                    } else {
+                        !failing
+                            .iter()
+                            .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), seed))
+                    };
+                    forced.insert(format!("E01-{task}-{profile}-s{seed}-{policy}"), passes);
                 }
             }
         }
@@ -546,12 +583,14 @@ fn latency_policies() -> Vec<Policy> {
         label: "Speculative ladder (small and medium together, large if both fail)".to_string(),
         kind: PolicyKind::Speculative,
         tiers: all.clone(),
+        composed: false,
     });
     out.push(Policy {
         id: "tier-memory".to_string(),
         label: "Tier memory (start where the task last passed)".to_string(),
         kind: PolicyKind::TierMemory,
         tiers: all,
+        composed: false,
     });
     out
 }

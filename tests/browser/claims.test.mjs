@@ -40,7 +40,7 @@ test("an experiment's page and a memo's page verify their claims", async () => {
 
 test("E02's page fetches and checks the E01 records its claims read", async () => {
   const copy = copySite(site);
-  const record = "data/E01/runs/E01-release-brief-careful-s1-ladder.json";
+  const record = "data/E01/runs/E01-release-brief-careful-s1-always-medium.json";
   flipAByte(join(copy, record));
   const { result } = await verifyAt(browser, copy, "experiments/E02.html");
   assert.equal(result.status, "failed", result.text);

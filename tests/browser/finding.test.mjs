@@ -96,13 +96,13 @@ test("compare picks its runs from the index and names the nearest runs for an un
 
   // A typo: no 404, but the runs nearest it, the intended one first.
   const b = "E01-release-brief-careful-s1-always-large";
-  await page.goto(`${server.url}compare.html?a=E01-release-brief-careful-s1-laddr&b=${b}`);
+  await page.goto(`${server.url}compare.html?a=E01-release-brief-careful-s1-always-smal&b=${b}`);
   await page.waitForFunction(() => document.getElementById("compare").dataset.status);
   assert.equal(await page.$eval("#compare", (e) => e.dataset.status), "unknown");
   const text = await page.textContent("#compare");
-  assert.match(text, /This site has no run “E01-release-brief-careful-s1-laddr”/);
+  assert.match(text, /This site has no run “E01-release-brief-careful-s1-always-smal”/);
   const suggested = await page.$$eval("#compare ul.suggestions a", (as) => as.map((a) => a.textContent));
-  assert.equal(suggested[0], "E01-release-brief-careful-s1-ladder", suggested.join(", "));
+  assert.equal(suggested[0], "E01-release-brief-careful-s1-always-small", suggested.join(", "));
   await page.click("#compare ul.suggestions li:first-child a");
   await page.waitForFunction(() => document.getElementById("compare").dataset.status === "ready");
   const facts = await page.$$eval(".compare-col dl.facts dt", (dts) => dts.map((d) => d.textContent));

@@ -182,7 +182,7 @@ test("a number edited on a page fails, served or zipped, and a page added to a z
   // A record that data/SHA256SUMS does not list, found in a zip, fails by name.
   rmSync(join(copy, "runs/E01-invented.html"));
   const extra = "data/E01/runs/E01-invented.json";
-  writeFileSync(join(copy, extra), readFileSync(join(copy, "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json")));
+  writeFileSync(join(copy, extra), readFileSync(join(copy, "data/E01/runs/E01-invoice-cleanup-careful-s1-always-small.json")));
   const again = await open(browser, `${verifierServer.url}index.html#root=${root}`);
   await again.page.setInputFiles("#site-zip", zipOf(copy));
   const unlisted = await outcome(again.page);

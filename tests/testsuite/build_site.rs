@@ -343,7 +343,7 @@ fn timestamps_with_offsets_are_read_as_their_instants() {
     // Every run of E01 rewritten with its times at +02:00: the same
     // instants, so every receipt and figure is what it was.
     let dir = common::sample_copy();
-    let rewritten = rewrite_runs(dir.path(), "E01", |text| {
+    let rewritten = rewrite_runs(dir.path(), "E02", |text| {
         let mut run: serde_json::Value = serde_json::from_str(text).expect("json");
         at_plus_two(&mut run);
         serde_json::to_string_pretty(&run).expect("json")
@@ -351,14 +351,14 @@ fn timestamps_with_offsets_are_read_as_their_instants() {
     assert!(rewritten > 50);
     let text = fs::read_to_string(
         dir.path()
-            .join("experiments/E01/runs/E01-release-brief-careful-s1-ladder.json"),
+            .join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json"),
     )
     .expect("run");
     assert!(text.contains("+02:00\""), "rewritten");
     builds_strict(dir.path(), "offsets");
     let page = fs::read_to_string(
         dir.path()
-            .join("site/runs/E01-release-brief-careful-s1-ladder.html"),
+            .join("site/runs/E02-release-brief-careful-s1-ladder.html"),
     )
     .expect("page");
     assert!(
@@ -434,7 +434,7 @@ fn a_time_written_at_another_offset_is_read_as_its_instant() {
     let dir = common::sample_copy();
     let run = dir
         .path()
-        .join("experiments/E01/runs/E01-release-brief-careful-s1-ladder.json");
+        .join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json");
     common::edit_json(&run, |r| {
         let start = r["started_at"].as_str().expect("start").to_string();
         assert!(start.ends_with('Z'), "{start}");

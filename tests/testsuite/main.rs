@@ -15,6 +15,7 @@ mod build_site;
 mod chunks;
 mod claims;
 mod command_line;
+mod composed;
 mod copies;
 mod first_hour;
 mod forgery;

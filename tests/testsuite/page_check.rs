@@ -102,10 +102,10 @@ fn an_edited_page_is_named_with_its_first_differing_line() {
     let dir = built();
     let site = dir.path().join("site");
     let rendered = render(&site);
-    let page = "runs/E01-invoice-cleanup-careful-s1-ladder.html";
+    let page = "runs/E02-invoice-cleanup-careful-s1-ladder.html";
     let text = fs::read_to_string(site.join(page)).expect("read");
     let (from, to) = (
-        "<dt>Time</dt><dd>25.0 s</dd>",
+        "<dt>Time</dt><dd>26.0 s</dd>",
         "<dt>Time</dt><dd>16.5 s</dd>",
     );
     assert!(text.contains(from));
@@ -113,7 +113,7 @@ fn an_edited_page_is_named_with_its_first_differing_line() {
     let difference = rendered.compare(page, forged.as_bytes()).expect("differs");
     assert_eq!(difference.path, page);
     assert!(difference.found.contains("16.5 s"), "{difference:?}");
-    assert!(difference.expected.contains("25.0 s"), "{difference:?}");
+    assert!(difference.expected.contains("26.0 s"), "{difference:?}");
     assert!(difference.found.starts_with("line "), "{difference:?}");
     let extra = rendered
         .compare("runs/invented.html", b"<p>a run</p>")
@@ -125,7 +125,7 @@ fn an_edited_page_is_named_with_its_first_differing_line() {
 fn an_edited_record_renders_a_page_that_no_longer_matches() {
     let dir = built();
     let site = dir.path().join("site");
-    let record = site.join("data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json");
+    let record = site.join("data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json");
     let text = fs::read_to_string(&record).expect("read");
     fs::write(&record, text.replacen("\"seed\": 1", "\"seed\": 1 ", 1)).expect("write");
     let rendered = render(&site);
@@ -136,7 +136,7 @@ fn an_edited_record_renders_a_page_that_no_longer_matches() {
         .collect();
     // The run's page shows its record's digest, which changed.
     assert!(
-        differs.contains(&"runs/E01-invoice-cleanup-careful-s1-ladder.html".to_string()),
+        differs.contains(&"runs/E02-invoice-cleanup-careful-s1-ladder.html".to_string()),
         "{differs:?}"
     );
 }

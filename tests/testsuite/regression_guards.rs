@@ -9,7 +9,9 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{assert_exit, built, edit_json, read_json, receipts, reseal, stdout};
+use common::{
+    assert_each_fails, assert_exit, built, edit_json, read_json, receipts, reseal, stdout,
+};
 
 const EDITS: &str = "data/regressions/R01/edits";
 
@@ -79,40 +81,34 @@ fn resealed_forgeries_of_the_sandbox_and_the_commits_each_fail() {
     let out = receipts(&site, &["verify", "."]);
     assert_exit(&out, 1, "the forgeries");
     let text = stdout(&out);
-    let failing: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
-    for (subject, claim, says) in [
-        (
-            "R01-edit-01-github-triage",
-            "replays[0].sandbox",
-            "a hard tool's call that no cassette holds: refused 409 ratchet_blocked",
-        ),
-        (
-            "R01-edit-02-release",
-            "verdict.commits.action",
-            "the skill as before",
-        ),
-        (
-            "R01-edit-06-reporting",
-            "verdict.commits.action",
-            "on main, parents [",
-        ),
-        (
-            "R01-edit-07-release",
-            "verdict.commits.base",
-            "main's head then, undo undo-1",
-        ),
-        (
-            "actions.json",
-            "actions[undo-1].commit",
-            "the skill as before",
-        ),
-    ] {
-        assert!(
-            failing.iter().any(|l| l.contains(subject)
-                && l.contains(&format!(": {claim}:"))
-                && l.contains(says)),
-            "no failing {claim} of {subject} says `{says}`:\n{}",
-            failing.join("\n")
-        );
-    }
+    assert_each_fails(
+        &text,
+        &[
+            (
+                "R01-edit-01-github-triage",
+                "replays[0].sandbox",
+                "a hard tool's call that no cassette holds: refused 409 ratchet_blocked",
+            ),
+            (
+                "R01-edit-02-release",
+                "verdict.commits.action",
+                "the skill as before",
+            ),
+            (
+                "R01-edit-06-reporting",
+                "verdict.commits.action",
+                "on main, parents [",
+            ),
+            (
+                "R01-edit-07-release",
+                "verdict.commits.base",
+                "main's head then, undo undo-1",
+            ),
+            (
+                "actions.json",
+                "actions[undo-1].commit",
+                "the skill as before",
+            ),
+        ],
+    );
 }

@@ -131,7 +131,7 @@ fn every_record_the_tool_writes_is_valid_under_its_schema() {
 fn records_the_build_refuses_are_refused_by_their_schema() {
     let schemas = schemas();
     let run =
-        read_json(&repo().join("experiments/E01/runs/E01-release-brief-careful-s1-ladder.json"));
+        read_json(&repo().join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json"));
     let summary = read_json(&repo().join("experiments/E02/summary.json"));
     let forged: Vec<(&str, Value)> = vec![
         ("an unknown field", {

@@ -71,7 +71,7 @@ fn sha256sum_accepts_the_manifests() {
 #[test]
 fn one_flipped_byte_in_any_kind_of_file_is_named() {
     let kinds = [
-        "data/E01/runs/E01-release-brief-careful-s1-ladder.json",
+        "data/E02/runs/E02-release-brief-careful-s1-ladder.json",
         "data/E02/summary.json",
         "data/E01/results.csv",
         "data/E02/LOG.md",
@@ -122,7 +122,7 @@ fn a_flipped_byte_in_an_artifact_or_an_input_fails_its_receipts() {
     let dir = built();
     let site = dir.path().join("site");
     let run: serde_json::Value = serde_json::from_slice(
-        &fs::read(site.join("data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json"))
+        &fs::read(site.join("data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json"))
             .expect("run"),
     )
     .expect("json");
@@ -373,7 +373,7 @@ fn a_directory_that_is_not_a_site_is_unusable() {
 fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
-    let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
+    let rel = "data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
     assert!(
         !site.join(rel).exists(),
         "the record is published only gzipped"
@@ -437,7 +437,7 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
 fn a_plain_record_beside_its_gzipped_one_fails() {
     let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
-    let rel = "data/E01/runs/E01-invoice-cleanup-careful-s1-ladder.json";
+    let rel = "data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
     let record = receipts::gzip::decompress(
         &fs::read(site.join(format!("{rel}.gz"))).expect("read"),
         1 << 24,

@@ -370,6 +370,7 @@ mod tests {
         PolicyNumbers {
             policy: id.to_string(),
             runs: 18,
+            incomplete_cells: 0,
             pass_rate_pct: pass,
             pass_rate_sd_pct: 0.0,
             cost_per_task_usd: CostBound { low, high },

@@ -66,6 +66,8 @@ pub struct ExperimentView {
     pub run_rows: Vec<RunRow>,
     /// Every cell of the grid against every policy, with its runs.
     pub grid_view: super::CellGrid,
+    /// The policies composed from the tier runs, not run.
+    pub composed: Vec<super::cell_grid::ComposedPolicyView>,
     /// The experiment's raw files under `data/`.
     pub records: Vec<DocLink>,
 }
@@ -711,7 +713,8 @@ pub fn experiment_view(
                 .map(|p| p.end_marker.as_str()),
         ),
         figures: super::figures(loaded, v),
-        grid_view: super::cell_grid(loaded, &all_rows),
+        grid_view: super::cell_grid(loaded, v, &all_rows),
+        composed: super::cell_grid::composed_policies(e, &v.primary),
         run_rows: all_rows.into_iter().take(RUNS_ON_PAGE).collect(),
         records: experiment_records(loaded)
             .into_iter()

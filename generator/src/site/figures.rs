@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use receipts_verifier::numbers::{mean, median, primary_runs, JudgedRun};
+use receipts_verifier::numbers::compose::compose;
+use receipts_verifier::numbers::{mean, median, primary_runs};
 use receipts_verifier::verify::ExperimentVerification;
 
 use crate::charts::{self, CallPoint, PolicyPoint};
@@ -70,28 +71,31 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         })
         .collect();
 
-    let judged: Vec<JudgedRun<'_>> = v
-        .runs
-        .iter()
-        .map(|rv| JudgedRun {
-            run: &rv.facts,
-            attempts_passed: &rv.attempts_passed,
-        })
-        .collect();
+    let judged = super::judged(v);
     let counted = primary_runs(&judged);
     let mut time_rows = Vec::new();
     let mut times = Vec::new();
     for p in &e.policies {
-        let xs: Vec<f64> = counted
-            .iter()
-            .filter(|j| j.run.place.policy == p.id)
-            .map(|j| j.run.seconds())
-            .collect();
+        // A composed policy's time in each cell it was composed in.
+        let (xs, label): (Vec<f64>, String) = match compose(e, p, &counted) {
+            Ok(Some(c)) => (
+                c.cells.iter().map(|c| c.seconds).collect(),
+                format!("{} (composed)", p.label),
+            ),
+            _ => (
+                counted
+                    .iter()
+                    .filter(|j| j.run.place.policy == p.id)
+                    .map(|j| j.run.seconds())
+                    .collect(),
+                p.label.clone(),
+            ),
+        };
         if xs.is_empty() {
             continue;
         }
         times.push(TimeRow {
-            label: p.label.clone(),
+            label,
             runs: xs.len(),
             min: xs.iter().copied().fold(f64::INFINITY, f64::min),
             median: median(&xs),

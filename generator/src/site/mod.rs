@@ -259,3 +259,16 @@ pub fn doc_title(markdown: &str, path: &str) -> String {
         .find_map(|l| l.strip_prefix("# "))
         .map_or_else(|| path.to_string(), |t| t.trim().to_string())
 }
+
+/// Each verified run of an experiment with whether each of its attempts passed.
+pub(crate) fn judged(
+    v: &receipts_verifier::verify::ExperimentVerification,
+) -> Vec<receipts_verifier::numbers::JudgedRun<'_>> {
+    v.runs
+        .iter()
+        .map(|rv| receipts_verifier::numbers::JudgedRun {
+            run: &rv.facts,
+            attempts_passed: &rv.attempts_passed,
+        })
+        .collect()
+}

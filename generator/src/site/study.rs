@@ -11,6 +11,7 @@ use receipts_verifier::decide::{in_words, metrics};
 use receipts_verifier::layout;
 use receipts_verifier::model::{Metric, Outcome};
 use receipts_verifier::model::{Study, STUDY_FILE};
+use receipts_verifier::numbers::compose::tier_policy;
 use receipts_verifier::verify::{study_figures, Reads};
 
 use super::experiment::{Cell, ExperimentView};
@@ -248,29 +249,45 @@ fn hypotheses(
             let mut runs: Vec<RunsLink> = Vec::new();
             for m in &read {
                 let dir = m.experiment.as_deref().unwrap_or(&loaded.dir);
-                if runs
-                    .iter()
-                    .any(|r| r.experiment == dir && r.policy == m.policy)
-                {
-                    continue;
-                }
-                let count = corpus
-                    .experiments
-                    .iter()
-                    .find(|e| e.dir == dir)
-                    .map_or(0, |e| {
-                        e.runs.iter().filter(|r| r.place.policy == m.policy).count()
+                let of = corpus.experiments.iter().find(|e| e.dir == dir);
+                // A composed policy has no runs: its trail leads to the runs
+                // of its tiers it was composed from.
+                let policies: Vec<String> = of
+                    .and_then(|e| {
+                        let p = e
+                            .experiment
+                            .policies
+                            .iter()
+                            .find(|p| p.id == m.policy && p.composed)?;
+                        Some(
+                            p.tiers
+                                .iter()
+                                .filter_map(|t| tier_policy(&e.experiment, t).map(|q| q.id.clone()))
+                                .collect(),
+                        )
+                    })
+                    .unwrap_or_else(|| vec![m.policy.clone()]);
+                for policy in policies {
+                    if runs
+                        .iter()
+                        .any(|r| r.experiment == dir && r.policy == policy)
+                    {
+                        continue;
+                    }
+                    let count = of.map_or(0, |e| {
+                        e.runs.iter().filter(|r| r.place.policy == policy).count()
                     });
-                runs.push(RunsLink {
-                    experiment: dir.to_string(),
-                    policy: m.policy.clone(),
-                    runs: count,
-                    href: format!(
-                        "runs/index.html?experiment={}&policy={}",
-                        query(dir),
-                        query(&m.policy)
-                    ),
-                });
+                    runs.push(RunsLink {
+                        experiment: dir.to_string(),
+                        href: format!(
+                            "runs/index.html?experiment={}&policy={}",
+                            query(dir),
+                            query(&policy)
+                        ),
+                        policy,
+                        runs: count,
+                    });
+                }
             }
             out.push(StudyHypothesis {
                 experiment: loaded.dir.clone(),

@@ -380,6 +380,16 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
                 format!("no policy `{p}`"),
             ));
         }
+        if e.policies.iter().any(|q| q.id == *p && q.composed) {
+            return Err(InputError::at(
+                file,
+                format!("grid.policies[{i}]"),
+                format!("`{p}` is composed from the runs of its tiers: no run is made under it, so the grid does not list it"),
+            ));
+        }
+    }
+    for (i, policy) in e.policies.iter().enumerate() {
+        composed_policy(file, e, i, policy)?;
     }
     for (i, h) in e.hypotheses.iter().enumerate() {
         rule_refs(
@@ -389,6 +399,46 @@ fn experiment(corpus: &Corpus, file: &str, e: &Experiment) -> Result<(), InputEr
             &h.rule,
             &policies,
         )?;
+    }
+    Ok(())
+}
+
+/// A composed policy is a ladder, a speculative ladder or tier memory, and
+/// the grid runs a single-tier policy on each of its tiers.
+fn composed_policy(
+    file: &str,
+    e: &receipts_verifier::model::Experiment,
+    i: usize,
+    policy: &receipts_verifier::model::Policy,
+) -> Result<(), InputError> {
+    use receipts_verifier::model::PolicyKind;
+    if !policy.composed {
+        return Ok(());
+    }
+    if !matches!(
+        policy.kind,
+        PolicyKind::Ladder | PolicyKind::Speculative | PolicyKind::TierMemory
+    ) {
+        return Err(InputError::at(
+            file,
+            format!("policies[{i}].composed"),
+            format!(
+                "a `{}` policy cannot be composed: only a ladder, a speculative ladder or tier memory is composed from the runs of its tiers",
+                policy.kind.as_str()
+            ),
+        ));
+    }
+    for (j, tier) in policy.tiers.iter().enumerate() {
+        if receipts_verifier::numbers::compose::tier_policy(e, tier).is_none() {
+            return Err(InputError::at(
+                file,
+                format!("policies[{i}].tiers[{j}]"),
+                format!(
+                    "policy `{}` is composed, but the grid runs no single-tier policy on `{tier}` to compose it from",
+                    policy.id
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -508,6 +558,16 @@ fn run_refs(
             format!("`{}` is not a policy of experiment {}", run.policy, e.id),
         ));
     };
+    if policy.composed {
+        return Err(InputError::at(
+            &file,
+            "policy",
+            format!(
+                "`{}` is composed from the runs of its tiers in experiment {}: no run is recorded under it",
+                run.policy, e.id
+            ),
+        ));
+    }
     if let Some(old) = &run.replaces {
         if !ids.contains(old.as_str()) || *old == run.id {
             return Err(InputError::at(

@@ -286,3 +286,19 @@ pub fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// Asserts that `report` (a `receipts verify` output) holds, for each
+/// (subject, claim, words), a failing receipt of that subject and claim
+/// whose line says those words.
+pub fn assert_each_fails(report: &str, expected: &[(&str, &str, &str)]) {
+    let failing: Vec<&str> = report.lines().filter(|l| l.starts_with("FAIL")).collect();
+    for (subject, claim, says) in expected {
+        assert!(
+            failing.iter().any(|l| l.contains(subject)
+                && l.contains(&format!(": {claim}:"))
+                && l.contains(says)),
+            "no failing {claim} of {subject} says `{says}`:\n{}",
+            failing.join("\n")
+        );
+    }
+}

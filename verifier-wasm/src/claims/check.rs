@@ -39,6 +39,8 @@ impl Names {
                         .map(|p| PolicyNumbers {
                             policy: p.id.clone(),
                             runs: 0,
+                            // Named for a composed policy only (absent when 0).
+                            incomplete_cells: u64::from(p.composed),
                             pass_rate_pct: 0.0,
                             pass_rate_sd_pct: 0.0,
                             cost_per_task_usd: CostBound {

@@ -262,6 +262,17 @@ pub struct Policy {
     pub kind: PolicyKind,
     /// Tiers in the order they are tried.
     pub tiers: Vec<String>,
+    /// Composed, not run: no run is recorded under the policy; its figures
+    /// are composed cell by cell (task × profile × seed) from the runs of
+    /// the grid's single-tier policies on its tiers, as if it had tried
+    /// them in its order (`receipts_verifier::numbers::compose`). A ladder,
+    /// a speculative ladder or tier memory may be composed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub composed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How a policy picks its tiers. The four kinds the verifier knows are

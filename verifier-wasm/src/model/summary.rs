@@ -82,8 +82,13 @@ pub struct SecondaryAnalysis {
 pub struct PolicyNumbers {
     /// The policy, by id.
     pub policy: String,
-    /// How many of its runs the analysis counts.
+    /// How many of its runs the analysis counts; for a composed policy, how
+    /// many cells it was composed in.
     pub runs: u64,
+    /// A composed policy's cells that could not be composed, for a run of
+    /// one of its tiers is not among the counted runs; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub incomplete_cells: u64,
     /// The share of those runs that passed, in percent.
     pub pass_rate_pct: f64,
     /// Sample standard deviation of the per-seed pass rates, in percentage points.
@@ -258,4 +263,8 @@ pub struct ResultRow {
     pub timeouts: u64,
     /// The run this one replaces, or empty.
     pub replaces: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -82,6 +82,14 @@ fn policy(subject: &str, e: &Experiment, run: &Run, passed: &[bool]) -> Receipt 
             Err("the experiment has no such policy".into()),
         );
     };
+    if policy.composed {
+        return verdict(
+            subject,
+            &claim,
+            recorded,
+            Err("the policy is composed from the runs of its tiers: no run is made under it, and its figures count none".into()),
+        );
+    }
     if let PolicyKind::Other(kind) = &policy.kind {
         return match tiers_and_models(e, run) {
             Err(why) => verdict(subject, &claim, recorded, Err(why)),

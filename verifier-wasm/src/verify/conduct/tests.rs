@@ -666,3 +666,18 @@ fn output_past_the_limit_or_a_stop_blamed_on_a_limit_it_did_not_reach_fails() {
         limits.recorded
     );
 }
+
+#[test]
+fn a_run_recorded_under_a_composed_policy_fails_its_policy() {
+    let mut e = experiment();
+    e.policies[0].composed = true;
+    let r = run(
+        "ladder",
+        vec![attempt("small", 0, "a"), attempt("large", 3, "b")],
+    );
+    let facts = RunFacts::of(&r, &e.prices);
+    let receipts = conduct_receipts("r.json", &e, &r, &[false, true], &facts);
+    let (s, why) = status(&receipts, "policy `ladder`");
+    assert_eq!(s, Status::Fail, "{why}");
+    assert!(why.contains("composed from the runs of its tiers"), "{why}");
+}

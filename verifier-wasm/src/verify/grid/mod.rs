@@ -171,6 +171,17 @@ pub fn grid_receipts(
             }
         }
     }
+    // A composed policy stands on its tiers' cells: where one of them did
+    // not run every cell, neither did it.
+    for p in e.policies.iter().filter(|p| p.composed) {
+        let short = p.tiers.iter().any(|t| {
+            crate::numbers::compose::tier_policy(e, t)
+                .is_some_and(|q| findings.incomplete.contains(&q.id))
+        });
+        if short {
+            findings.incomplete.insert(p.id.clone());
+        }
+    }
     let cells = e.grid.cells();
     let outside = runs.len() - primary.len();
     let recorded = format!(

@@ -239,6 +239,7 @@ fn tier_memory_starts_where_the_task_last_passed() {
         label: "M".into(),
         kind: PolicyKind::TierMemory,
         tiers: vec!["small".into(), "large".into()],
+        composed: false,
     });
     let on = |mut facts: RunFacts, tier: &str| {
         facts.attempts[0].tier = tier.into();
@@ -266,4 +267,26 @@ fn tier_memory_starts_where_the_task_last_passed() {
         "{}",
         receipt.recomputed
     );
+}
+
+#[test]
+fn a_composed_policy_whose_tier_did_not_run_every_cell_is_incomplete_too() {
+    let mut e = experiment(&["one"]);
+    let mut composed = e.policies[0].clone();
+    composed.id = "composed".into();
+    composed.tiers = vec!["large".into()];
+    composed.composed = true;
+    e.policies.push(composed);
+    let stop = deviations(
+        json!([{"id": "D1", "logged_at": "2026-01-02T00:03:00Z", "kind": "stop", "reason": "the ledger failed closed"}]),
+    );
+    let f = findings(&e, &[run("a", 1, "one", 1, None)], Some(&stop));
+    assert!(f.incomplete.contains("one") && f.incomplete.contains("composed"));
+    // Every cell ran: neither is.
+    let f = findings(
+        &e,
+        &[run("a", 1, "one", 1, None), run("b", 2, "one", 2, None)],
+        None,
+    );
+    assert!(f.incomplete.is_empty(), "{:?}", f.incomplete);
 }

@@ -255,8 +255,27 @@ pub(super) fn main_line(
         .filter_map(|e| Some((ms(&e.edited_at)?, &e.verdict.commits.as_ref()?.base)))
         .min_by_key(|(at, _)| *at)
         .map(|(_, base)| base.as_str());
+    let recording = edits.iter().filter(|e| e.verdict.commits.is_some()).count();
     let mut per_edit = Vec::new();
     for (k, edit) in edits.iter().enumerate() {
+        if edit.verdict.commits.is_none() && recording > 0 {
+            // Once a suite records its commits, an edit without them hides
+            // what its action did to the skill.
+            per_edit.push((
+                k,
+                Receipt::new(
+                    &skill_edit_path(dir, &edit.id),
+                    "verdict.commits",
+                    "none recorded",
+                    format!(
+                        "the suite records the commits of {recording} of its {} edits: each edit's candidate and action are owed",
+                        edits.len()
+                    ),
+                    false,
+                ),
+            ));
+            continue;
+        }
         let (Some(commits), Some(at)) = (&edit.verdict.commits, ms(&edit.edited_at)) else {
             continue;
         };

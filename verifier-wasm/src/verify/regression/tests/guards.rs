@@ -293,6 +293,15 @@ fn main_s_history_ties_the_edits_and_the_undo_together() {
         failed,
         ["verdict.commits.base: 3333333 / 6666666 (main's head then, undo undo-1)"]
     );
+    // An edit whose commits are dropped, while the suite records the rest.
+    let mut hidden = good.clone();
+    hidden[1].verdict.commits = None;
+    let (bases, _) = commits::main_line("R01", &hidden, Some(&history(ACT, BEFORE)));
+    let failed = failing(&bases.into_iter().map(|(_, r)| r).collect::<Vec<_>>());
+    assert_eq!(
+        failed,
+        ["verdict.commits: none recorded / the suite records the commits of 1 of its 2 edits: each edit's candidate and action are owed"]
+    );
     // An undo that keeps the edited skill, or sits off main's head.
     for (parent, skill) in [(ACT, AFTER), (MAIN, BEFORE)] {
         let (_, undos) = commits::main_line("R01", &good, Some(&history(parent, skill)));

@@ -1,6 +1,7 @@
 //! The numbers a study publishes, recomputed from the runs: per policy and per
 //! tier pass rates (with the spread across seeds), cost bounds, times,
-//! truncations, timeouts and served throughput.
+//! truncations, timeouts and served throughput; a composed policy's from
+//! the runs of its tiers ([`compose`]).
 //!
 //! Which runs count is the pre-registered primary rule ([`primary_runs`]):
 //! every run that reached the provider counts, and a rerun counts only in
@@ -12,6 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::cost::{Cost, MissingPrice};
 use crate::facts::{AttemptFacts, RunFacts};
 use crate::model::{Analysis, CostBound, Experiment, PolicyNumbers, TierNumbers};
+
+pub mod compose;
 
 /// A run's facts with the recomputed verdict of each of its attempts.
 #[derive(Debug, Clone, Copy)]
@@ -53,17 +56,45 @@ pub fn latest_runs<'a>(runs: &[JudgedRun<'a>]) -> Vec<JudgedRun<'a>> {
         .collect()
 }
 
-/// Recomputes the numbers of an analysis over `runs` (already selected).
+/// Recomputes the numbers of an analysis over `runs` (already selected): a
+/// policy's over its runs, a composed policy's over its cells ([`compose`]).
 pub fn analyze(experiment: &Experiment, runs: &[JudgedRun<'_>]) -> Result<Analysis, MissingPrice> {
     let mut policies = Vec::new();
     for policy in &experiment.policies {
-        let of_policy: Vec<JudgedRun<'_>> = runs
+        if let Some(composition) = compose::compose(experiment, policy, runs)? {
+            if !composition.cells.is_empty() {
+                let outcomes: Vec<Outcome<'_>> = composition
+                    .cells
+                    .iter()
+                    .map(|c| Outcome {
+                        seed: c.seed,
+                        passed: c.passed,
+                        cost: c.cost,
+                        seconds: c.seconds,
+                        attempts: c.used.iter().flat_map(|j| &j.run.attempts).collect(),
+                    })
+                    .collect();
+                let mut n = policy_numbers(&policy.id, &outcomes);
+                n.incomplete_cells = composition.incomplete.len() as u64;
+                policies.push(n);
+            }
+            continue;
+        }
+        let outcomes = runs
             .iter()
             .filter(|j| j.run.place.policy == policy.id)
-            .copied()
-            .collect();
-        if !of_policy.is_empty() {
-            policies.push(policy_numbers(&policy.id, &of_policy)?);
+            .map(|j| {
+                Ok(Outcome {
+                    seed: j.run.place.seed,
+                    passed: j.passed(),
+                    cost: j.run.cost()?,
+                    seconds: j.run.seconds(),
+                    attempts: j.run.attempts.iter().collect(),
+                })
+            })
+            .collect::<Result<Vec<_>, MissingPrice>>()?;
+        if !outcomes.is_empty() {
+            policies.push(policy_numbers(&policy.id, &outcomes));
         }
     }
     let mut tiers = Vec::new();
@@ -75,26 +106,36 @@ pub fn analyze(experiment: &Experiment, runs: &[JudgedRun<'_>]) -> Result<Analys
     Ok(Analysis { policies, tiers })
 }
 
-fn policy_numbers(policy: &str, runs: &[JudgedRun<'_>]) -> Result<PolicyNumbers, MissingPrice> {
-    let passed = runs.iter().filter(|j| j.passed()).count();
+/// What a policy did in one run, or in one cell of a composed policy.
+struct Outcome<'a> {
+    seed: u64,
+    passed: bool,
+    cost: Cost,
+    seconds: f64,
+    attempts: Vec<&'a AttemptFacts>,
+}
+
+fn policy_numbers(policy: &str, outcomes: &[Outcome<'_>]) -> PolicyNumbers {
+    let passed = outcomes.iter().filter(|o| o.passed).count();
     let mut per_seed: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
-    for j in runs {
-        let e = per_seed.entry(j.run.place.seed).or_default();
-        e.0 += usize::from(j.passed());
+    for o in outcomes {
+        let e = per_seed.entry(o.seed).or_default();
+        e.0 += usize::from(o.passed);
         e.1 += 1;
     }
     let seed_rates: Vec<f64> = per_seed.values().map(|&(p, n)| pct(p, n)).collect();
-    let costs = runs
-        .iter()
-        .map(|j| j.run.cost())
-        .collect::<Result<Vec<Cost>, _>>()?;
+    let costs: Vec<Cost> = outcomes.iter().map(|o| o.cost).collect();
     let cost = Cost::mean(&costs).unwrap_or(Cost::ZERO);
-    let times: Vec<f64> = runs.iter().map(|j| j.run.seconds()).collect();
-    let attempts: Vec<&AttemptFacts> = runs.iter().flat_map(|j| &j.run.attempts).collect();
-    Ok(PolicyNumbers {
+    let times: Vec<f64> = outcomes.iter().map(|o| o.seconds).collect();
+    let attempts: Vec<&AttemptFacts> = outcomes
+        .iter()
+        .flat_map(|o| o.attempts.iter().copied())
+        .collect();
+    PolicyNumbers {
         policy: policy.to_string(),
-        runs: runs.len() as u64,
-        pass_rate_pct: pct(passed, runs.len()),
+        runs: outcomes.len() as u64,
+        incomplete_cells: 0,
+        pass_rate_pct: pct(passed, outcomes.len()),
         pass_rate_sd_pct: sample_sd(&seed_rates),
         cost_per_task_usd: CostBound {
             low: cost.low,
@@ -108,7 +149,7 @@ fn policy_numbers(policy: &str, runs: &[JudgedRun<'_>]) -> Result<PolicyNumbers,
         empty_responses: attempts.iter().map(|a| a.empty_responses).sum(),
         retries: attempts.iter().map(|a| a.retries).sum(),
         throughput_tps: attempts_throughput(&attempts),
-    })
+    }
 }
 
 fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers>, MissingPrice> {
