@@ -9,8 +9,8 @@ use receipts_verifier::decide::{decide, WithOthers};
 use receipts_verifier::facts::RunFacts;
 use receipts_verifier::model::{
     Analysis, Correction, Covers, Deviations, Experiment, ExperimentKind, FormatVersion,
-    HypothesisOutcome, Outcome, Preregistration, Provenance, ResultRow, Run, SecondaryAnalysis,
-    Summary, SummaryKind, Task, RESULT_COLUMNS,
+    HypothesisOutcome, Outcome, PolicyKind, Preregistration, Provenance, ResultRow, Run,
+    SecondaryAnalysis, Summary, SummaryKind, Task, RESULT_COLUMNS,
 };
 use receipts_verifier::numbers::{
     analyze, latest_runs, primary_runs, result_row, round_to, rounded, JudgedRun,
@@ -26,10 +26,30 @@ use super::plan::ExperimentPlan;
 
 pub const END_MARKER: &str = "<!-- end of pre-registration: deviations are appended below -->";
 
+/// A line of the log's grid for each composed policy: what it is composed of.
+fn composed_lines(plan: &ExperimentPlan) -> String {
+    plan.policies
+        .iter()
+        .filter(|p| p.composed)
+        .map(|p| {
+            let how = match p.kind {
+                PolicyKind::Speculative => "the first two together (both paid for, the slower waited on), then the next until a tier passes",
+                PolicyKind::TierMemory => "in order from where the task last passed, until a tier passes, each paid for and waited on",
+                _ => "in order until a tier passes, each paid for and waited on",
+            };
+            format!(
+                "- Composed, not run: {} ({}), in each cell from the runs of the policies above on its tiers, taken {how}\n",
+                p.id,
+                p.tiers.join(" → ")
+            )
+        })
+        .collect()
+}
+
 /// The log: the pre-registered part, the end marker, then any deviations.
 pub fn log(plan: &ExperimentPlan, deviations: &[String]) -> String {
     let mut out = format!(
-        "# {}: {}\n\n> Simulated data: this log belongs to a sample experiment produced by the receipts simulator. No model was called.\n\nPre-registered at {} (UTC), before the first provider call.\n\n## Question\n\n{}\n\n## Grid\n\n- Tasks: {}\n- Agent profiles: {}\n- Seeds: {}\n- Policies: {}\n- Output budget: {} tokens per call\n\n## Hypotheses\n\n",
+        "# {}: {}\n\n> Simulated data: this log belongs to a sample experiment produced by the receipts simulator. No model was called.\n\nPre-registered at {} (UTC), before the first provider call.\n\n## Question\n\n{}\n\n## Grid\n\n- Tasks: {}\n- Agent profiles: {}\n- Seeds: {}\n- Policies: {}\n{}- Output budget: {} tokens per call\n\n## Hypotheses\n\n",
         plan.id,
         plan.title,
         plan.registered_at,
@@ -38,6 +58,7 @@ pub fn log(plan: &ExperimentPlan, deviations: &[String]) -> String {
         plan.grid.profiles.join(", "),
         plan.grid.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
         plan.grid.policies.join(", "),
+        composed_lines(plan),
         plan.max_output_tokens,
     );
     for h in &plan.hypotheses {
