@@ -327,12 +327,11 @@ fn best_exchange(
         used.extend(cell.used.iter().map(|j| j.run.place.id.as_str()));
         unused.extend(cell.unused.iter().map(|j| j.run.place.id.as_str()));
     }
-    let tier_of = |id: &str| {
-        primary
-            .iter()
-            .find(|j| j.run.place.id == id)
-            .map(|j| j.run.place.policy.clone())
-    };
+    let policy_of: BTreeMap<&str, &str> = primary
+        .iter()
+        .map(|j| (j.run.place.id.as_str(), j.run.place.policy.as_str()))
+        .collect();
+    let tier_of = |id: &str| policy_of.get(id).copied();
     let mut best: Option<(f64, String, String)> = None;
     for &a in &used {
         for &b in &unused {

@@ -192,3 +192,81 @@ fn the_build_refuses_a_run_under_a_composed_policy_and_a_composed_policy_in_the_
         "{message}"
     );
 }
+
+#[test]
+fn resealed_forgeries_that_unmake_or_speed_up_a_composed_policy_each_fail() {
+    // The ladder declared run, not composed, after the fact: the registration
+    // no longer matches and the ladder's figures stand on no run at all.
+    let dir = built();
+    let site = dir.path().join("site");
+    edit_json(&site.join("data/E01/experiment.json"), |e| {
+        let ladder = e["policies"]
+            .as_array_mut()
+            .expect("policies")
+            .iter_mut()
+            .find(|p| p["id"] == "ladder")
+            .expect("ladder");
+        ladder.as_object_mut().expect("policy").remove("composed");
+    });
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "the ladder declared run");
+    let text = stdout(&out);
+    assert_each_fails(
+        &text,
+        &[
+            (
+                "E01/experiment.json",
+                "registered rules (SHA-256)",
+                "recorded",
+            ),
+            (
+                "E01/summary.json",
+                "primary.policies[ladder].pass_rate_pct",
+                "nothing to recompute it from",
+            ),
+            (
+                "E01/summary.json",
+                "primary.policies[ladder].cost_per_task_usd",
+                "nothing to recompute it from",
+            ),
+            ("E01/summary.json", "hypotheses[H1].outcome", "not_decided"),
+        ],
+    );
+
+    // A small-tier run the ladder took, made faster: the tier's mean and the
+    // ladder's, each recomputed, fall below what the summary publishes.
+    let dir = built();
+    let site = dir.path().join("site");
+    edit_json(
+        &site.join(format!("data/E01/runs/{ALL_FAILED}-always-small.json")),
+        |r| {
+            let ms = r["attempts"][0]["duration_ms"].as_u64().expect("duration");
+            r["attempts"][0]["duration_ms"] = (ms / 4).into();
+        },
+    );
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "a faster tier run");
+    let text = stdout(&out);
+    assert_each_fails(
+        &text,
+        &[
+            (
+                "E01/summary.json",
+                "primary.policies[ladder].mean_time_s",
+                "recorded 32.7",
+            ),
+            (
+                "E01/summary.json",
+                "primary.policies[ladder].median_time_s",
+                "recorded 31.4",
+            ),
+            (
+                "E01/summary.json",
+                "primary.policies[always-small].mean_time_s",
+                "recorded 17.9",
+            ),
+        ],
+    );
+}

@@ -112,3 +112,26 @@ fn resealed_forgeries_of_the_sandbox_and_the_commits_each_fail() {
         ],
     );
 }
+
+#[test]
+fn an_edit_whose_commits_were_dropped_fails_once_its_suite_records_them() {
+    let dir = built();
+    let site = dir.path().join("site");
+    edit_json(&edit(&site, "R01-edit-03-github-triage"), |e| {
+        e["verdict"]
+            .as_object_mut()
+            .expect("verdict")
+            .remove("commits");
+    });
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "an edit without commits");
+    assert_each_fails(
+        &stdout(&out),
+        &[(
+            "R01-edit-03-github-triage",
+            "verdict.commits",
+            "the suite records the commits of 9 of its 10 edits",
+        )],
+    );
+}

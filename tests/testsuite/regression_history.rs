@@ -8,7 +8,7 @@ use crate::common;
 
 use std::fs;
 
-use common::{assert_exit, built, edit_json, receipts, reseal, stdout};
+use common::{assert_each_fails, assert_exit, built, edit_json, receipts, reseal, stdout};
 
 #[test]
 fn the_suite_publishes_its_ablations_actions_golden_library_and_weeks() {
@@ -81,22 +81,14 @@ fn a_resealed_history_that_flatters_the_gate_fails() {
     reseal(&site);
     let out = receipts(&site, &["verify", "."]);
     assert_exit(&out, 1, "a forged history");
-    let failing: Vec<String> = stdout(&out)
-        .lines()
-        .filter(|l| l.starts_with("FAIL"))
-        .map(str::to_string)
-        .collect();
-    for needle in [
-        "actions.json: actions[undo-2].outcome",
-        "no-level0.json: figures.recall: recorded 0.83",
-        "single-judge.json: edits",
-    ] {
-        assert!(
-            failing.iter().any(|l| l.contains(needle)),
-            "{needle}:\n{}",
-            failing.join("\n")
-        );
-    }
+    assert_each_fails(
+        &stdout(&out),
+        &[
+            ("actions.json", "actions[undo-2].outcome", ""),
+            ("no-level0.json", "figures.recall", "recorded 0.83"),
+            ("single-judge.json", "edits", ""),
+        ],
+    );
 }
 
 #[test]

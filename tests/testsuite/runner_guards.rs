@@ -9,7 +9,9 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{assert_exit, built, edit_json, read_json, receipts, reseal, stdout};
+use common::{
+    assert_each_fails, assert_exit, built, edit_json, read_json, receipts, reseal, stdout,
+};
 
 const RUN: &str = "E02-invoice-cleanup-careful-s1-ladder";
 
@@ -22,15 +24,7 @@ fn record(site: &Path) -> std::path::PathBuf {
 fn limits_fail(site: &Path, needle: &str) {
     let out = receipts(site, &["verify", "."]);
     assert_exit(&out, 1, needle);
-    let text = stdout(&out);
-    let failing: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
-    assert!(
-        failing
-            .iter()
-            .any(|l| l.contains(RUN) && l.contains(": limits:") && l.contains(needle)),
-        "no failing limits receipt of {RUN} says `{needle}`:\n{}",
-        failing.join("\n")
-    );
+    assert_each_fails(&stdout(&out), &[(RUN, "limits", needle)]);
 }
 
 /// The SHA-256 of the run's first attempt's artifact.

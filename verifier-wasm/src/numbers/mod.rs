@@ -131,6 +131,7 @@ fn policy_numbers(policy: &str, outcomes: &[Outcome<'_>]) -> PolicyNumbers {
         .iter()
         .flat_map(|o| o.attempts.iter().copied())
         .collect();
+    let counts = CallCounts::of(&attempts);
     PolicyNumbers {
         policy: policy.to_string(),
         runs: outcomes.len() as u64,
@@ -143,12 +144,12 @@ fn policy_numbers(policy: &str, outcomes: &[Outcome<'_>]) -> PolicyNumbers {
         },
         mean_time_s: mean(&times),
         median_time_s: median(&times),
-        truncations: attempts.iter().map(|a| a.truncations).sum(),
-        timeouts: attempts.iter().map(|a| a.timeouts).sum(),
-        errors: attempts.iter().map(|a| a.errors).sum(),
-        empty_responses: attempts.iter().map(|a| a.empty_responses).sum(),
-        retries: attempts.iter().map(|a| a.retries).sum(),
-        throughput_tps: attempts_throughput(&attempts),
+        truncations: counts.truncations,
+        timeouts: counts.timeouts,
+        errors: counts.errors,
+        empty_responses: counts.empty_responses,
+        retries: counts.retries,
+        throughput_tps: counts.throughput_tps,
     }
 }
 
@@ -169,6 +170,7 @@ fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers
     if attempts.is_empty() {
         return Ok(None);
     }
+    let counts = CallCounts::of(&attempts);
     Ok(Some(TierNumbers {
         tier: tier.to_string(),
         attempts: attempts.len() as u64,
@@ -177,20 +179,39 @@ fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers
             low: cost.low,
             high: cost.high,
         },
-        truncations: attempts.iter().map(|a| a.truncations).sum(),
-        timeouts: attempts.iter().map(|a| a.timeouts).sum(),
-        errors: attempts.iter().map(|a| a.errors).sum(),
-        empty_responses: attempts.iter().map(|a| a.empty_responses).sum(),
-        retries: attempts.iter().map(|a| a.retries).sum(),
-        throughput_tps: attempts_throughput(&attempts),
+        truncations: counts.truncations,
+        timeouts: counts.timeouts,
+        errors: counts.errors,
+        empty_responses: counts.empty_responses,
+        retries: counts.retries,
+        throughput_tps: counts.throughput_tps,
     }))
 }
 
-/// Completion tokens per second of call time over the attempts' calls whose usage is known.
-fn attempts_throughput(attempts: &[&AttemptFacts]) -> f64 {
-    let tokens: u64 = attempts.iter().map(|a| a.completion_tokens).sum();
-    let ms: u64 = attempts.iter().map(|a| a.latency_ms).sum();
-    per_second(tokens, ms)
+/// What went wrong in a set of attempts' calls, and how fast they answered:
+/// the figures a policy and a tier both publish.
+struct CallCounts {
+    truncations: u64,
+    timeouts: u64,
+    errors: u64,
+    empty_responses: u64,
+    retries: u64,
+    /// Completion tokens per second of call time over the calls whose usage is known.
+    throughput_tps: f64,
+}
+
+impl CallCounts {
+    fn of(attempts: &[&AttemptFacts]) -> Self {
+        let sum = |f: fn(&AttemptFacts) -> u64| attempts.iter().map(|a| f(a)).sum::<u64>();
+        CallCounts {
+            truncations: sum(|a| a.truncations),
+            timeouts: sum(|a| a.timeouts),
+            errors: sum(|a| a.errors),
+            empty_responses: sum(|a| a.empty_responses),
+            retries: sum(|a| a.retries),
+            throughput_tps: per_second(sum(|a| a.completion_tokens), sum(|a| a.latency_ms)),
+        }
+    }
 }
 
 fn per_second(tokens: u64, ms: u64) -> f64 {

@@ -182,9 +182,12 @@ pub fn compose<'a>(
             if cell.passed && policy.kind == PolicyKind::TierMemory {
                 memory.insert(task, next - 1);
             }
-            cell.unused = tier_runs
+            // The tiers taken are those from where the cell began to where
+            // it stopped; the rest it did not need.
+            let began = if speculative { 0 } else { start };
+            cell.unused = tier_runs[..began]
                 .iter()
-                .filter(|j| !cell.used.iter().any(|u| u.run.place.id == j.run.place.id))
+                .chain(&tier_runs[next..])
                 .copied()
                 .collect();
             out.cells.push(cell);
