@@ -378,10 +378,14 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
 
     /// Asks the model to write the artifact; `None` when the call was truncated.
     fn write_artifact(&mut self) -> Option<FileRef> {
+        let scripted = self.cell.incident == Some(Incident::OutOfOutput);
+        // `|`, not `||`: the draw is taken either way, so a scripted
+        // truncation leaves every later draw as it was.
         let truncate = self.certain != Some(true)
-            && self
+            && (self
                 .rng
-                .chance(self.tier.truncation_rate(self.ctx.plan.max_output_tokens));
+                .chance(self.tier.truncation_rate(self.ctx.plan.max_output_tokens))
+                | scripted);
         match self.call(false, truncate) {
             CallResult::Truncated(id) => {
                 self.no_action(

@@ -209,7 +209,7 @@ Every measured number below is bound to the figure it claims and recomputed from
 ## What the first summary said\n\n\
 The first summary of {e} counted each rerun in place of the run it replaced, so the ladder's pass rate read [{rerun_rate:.1}%](#{e}/reruns-replace.ladder.pass_rate_pct). \
 The registration counts every run that reached the provider: the ladder passed {} of tasks, against {} for always-large.\n\n\
-Its cost per task averaged only the runs whose cost was known. With the run whose usage was lost carried as a bound, the ladder costs {} per task, {change} than always-large's {}.\n\n\
+Its cost per task averaged only the cells whose cost was known. With the cell whose usage was lost carried as a bound, the ladder costs {} per task, {change} than always-large's {}.\n\n\
 ## The study as a whole\n\n\
 The study ran [](#study.runs) runs over [](#study.calls) provider calls and spent [](#study.total_cost_usd) in all, or [](#study.cost_per_run_usd) per run; the named figure `study.e02_ladder_cost_change_pct` is [](#study.e02_ladder_cost_change_pct).\n",
         rate(e, l),

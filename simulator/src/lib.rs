@@ -374,6 +374,8 @@ fn simulate(
             rerun.incident = None;
             rerun.replaces = Some(run.id.clone());
             rerun.force_pass = true;
+            // The rerun's outcome is its own, not the stopped run's.
+            rerun.forced = None;
             reruns.push(rerun);
         }
         runs.push(run);
@@ -549,11 +551,11 @@ const NARRATIVE: &str = "# What the sample shows
 
 > Simulated data. Every run here was produced by the deterministic simulator that ships with receipts: a scripted agent and a scripted provider. No model was called, and the numbers describe the simulator, not any real model.
 
-The sample repeats the shape of a real routing study: [3](#registered) task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), [2](#registered) agent profiles, [3](#registered) seeds and [3](#registered) model tiers, each run alone and as an auto-tier ladder, at [2](#registered) output budgets. In E01, as in the study, the ladder is not run: each cell's tiers are run alone and the ladder's figures are composed from those runs, tier after tier until a tier passes, so each run it counts was made on its tier alone.
+The sample repeats the shape of a real routing study: [3](#registered) task families (document research with a planted prompt injection, a CSV transformation, a bounded programming task), [2](#registered) agent profiles, [3](#registered) seeds and [3](#registered) model tiers, each run alone and as an auto-tier ladder, at [2](#registered) output budgets. In E01 and E02, as in the study, the ladder is not run: each cell's tiers are run alone and the ladder's figures are composed from those runs, tier after tier until a tier passes, so each run it counts was made on its tier alone.
 
 Its figures are calibrated: for E01, E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
 
-It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged cost only over the runs whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
+It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged the ladder's cost only over the cells whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
 
 Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the transcript as the model saw it (the planted injection marked where it was read), the artifact and every check with its evidence.
 

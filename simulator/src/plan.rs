@@ -79,6 +79,9 @@ pub enum Incident {
     /// The first call completes with reasoning only and no content (finish
     /// reason `stop`); it is retried.
     EmptyReplyRetried,
+    /// The artifact-writing call runs out of output budget while the model
+    /// reasons, whatever the budget.
+    OutOfOutput,
 }
 
 /// One cell of the grid (or a rerun of one).
@@ -250,8 +253,9 @@ fn tiers() -> Vec<TierSim> {
         TierSim {
             throughput_decays: true,
             reasoning_range: (900, 2600),
-            // At 2,048 output tokens it runs out while reasoning whenever it does not pass.
-            truncation: (1.0, 0.06),
+            // At 2,048 output tokens it runs out while reasoning whenever
+            // it does not pass; with more room, only where a plan says so.
+            truncation: (1.0, 0.0),
             follows_injection: 0.35,
             quality: [0.45, 0.7, 0.5],
             ..tier(
@@ -451,78 +455,26 @@ pub fn sample() -> Vec<ExperimentPlan> {
             Target::composed("ladder", &["always-small", "always-medium"], Some((0.0051, 0.0051)), Some(32.7)),
         ],
     };
+    // The large tier, too, ran out of output budget while it reasoned in
+    // three runs, each a failure: one by chance, two as scripted here.
+    let incidents = [
+        (fixtures::RESEARCH, "fast", 1),
+        (fixtures::PROGRAM, "careful", 2),
+    ]
+    .map(|(task, profile, seed)| {
+        (
+            format!("E01-{task}-{profile}-s{seed}-always-large"),
+            Incident::OutOfOutput,
+        )
+    })
+    .into_iter()
+    .collect();
     let e01 = ExperimentPlan {
         forced: e01_outcomes(&e01.grid),
+        incidents,
         ..e01
     };
-    let mut incidents = BTreeMap::new();
-    let id = |task: &str, profile: &str, seed: u64, policy: &str| {
-        format!("E02-{task}-{profile}-s{seed}-{policy}")
-    };
-    incidents.insert(
-        id(fixtures::RESEARCH, "careful", 2, "ladder"),
-        Incident::CallTimeout,
-    );
-    incidents.insert(
-        id(fixtures::TRANSFORM, "fast", 3, "ladder"),
-        Incident::LedgerStopAfterCall,
-    );
-    incidents.insert(
-        id(fixtures::PROGRAM, "careful", 1, "always-large"),
-        Incident::LedgerStopBeforeCall,
-    );
-    // The provider failures the source met, each once, on always-medium
-    // runs whose outcome they leave as it was: a refused key, a server
-    // error retried, an empty reply retried.
-    let failures = [
-        (fixtures::RESEARCH, 1, Incident::AuthRefused, false),
-        (fixtures::TRANSFORM, 1, Incident::ServerErrorRetried, true),
-        (fixtures::PROGRAM, 1, Incident::EmptyReplyRetried, true),
-    ];
-    let mut kept = BTreeMap::new();
-    for (task, seed, incident, passed) in failures {
-        let run = id(task, "careful", seed, "always-medium");
-        incidents.insert(run.clone(), incident);
-        kept.insert(run, passed);
-    }
-    // The large tier skips a required citation in four release briefs (one
-    // of them by chance); the ladder fails two of those cells on every tier
-    // and loses a third run to the ledger: 83.3% against 77.8%, as the source.
-    let research = fixtures::RESEARCH;
-    let forced = [
-        (research, "careful", 1, "always-large"),
-        (research, "fast", 1, "always-large"),
-        (research, "careful", 3, "always-large"),
-        (research, "fast", 1, "ladder"),
-        (research, "fast", 2, "ladder"),
-    ]
-    .map(|(task, profile, seed, policy)| (id(task, profile, seed, policy), false))
-    .into_iter()
-    .chain(kept)
-    .collect();
-    let e02 = ExperimentPlan {
-        id: "E02".to_string(),
-        title: "Output budget 8,192 tokens".to_string(),
-        policies: policies(),
-        grid: grid(vec![1, 2, 3]),
-        question: "With room to reason (8,192 output tokens), does the small tier recover, and does the ladder still beat always-large on cost?".to_string(),
-        max_output_tokens: 8192,
-        registered_at: "2026-10-28T11:50:00Z".to_string(),
-        start_ms: millis("2026-10-28T12:30:00Z"),
-        hypotheses: vec![
-            hypothesis("H4", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
-            hypothesis("H5", "The ladder's mean time per task is under 30 s.", compare(metric(Metric::MeanTime, "ladder"), CompareOp::Lt, Operand::Value(Constant { value: 30.0 }), 0.0)),
-            hypothesis("H6", "No provider call of always-large times out.", compare(metric(Metric::Timeouts, "always-large"), CompareOp::Le, Operand::Value(Constant { value: 0.0 }), 0.0)),
-            hypothesis("H12", "With 8,192 output tokens, always-medium passes at least as many tasks as it did with 2,048 in E01.", compare(metric(Metric::PassRate, "always-medium"), CompareOp::Ge, Operand::Metric(MetricRef { experiment: Some("E01".to_string()), ..metric(Metric::PassRate, "always-medium") }), 0.0)),
-        ],
-        incidents,
-        forced,
-        calibration: vec![
-            Target::mean("ladder", Some((0.0058, 0.0060)), 54.1),
-            Target::mean("always-large", Some((0.0061, 0.0061)), 7.2),
-        ],
-        ..e01.clone()
-    };
+    let e02 = e02(&e01);
     let (e03, e04) = (e03(&e01), e04(&e01));
     vec![e01, e02, e03, e04]
 }
@@ -553,24 +505,151 @@ fn e01_outcomes(grid: &Grid) -> BTreeMap<String, bool> {
     ];
     // The small tier, out of output budget while it reasons, passes one cleanup.
     let small_passes = (transform, "fast", 2);
+    outcomes("E01", grid, |policy, task, profile, seed| {
+        if policy == "always-small" {
+            small_passes == (task, profile, seed)
+        } else {
+            !failing.contains(&(policy, task, profile, seed))
+        }
+    })
+}
+
+/// Each run of the grid of `experiment`, by id, and whether it `passes`
+/// (given its policy, task, profile and seed).
+fn outcomes(
+    experiment: &str,
+    grid: &Grid,
+    passes: impl Fn(&str, &str, &str, u64) -> bool,
+) -> BTreeMap<String, bool> {
     let mut forced = BTreeMap::new();
     for task in &grid.tasks {
         for profile in &grid.profiles {
             for &seed in &grid.seeds {
                 for policy in &grid.policies {
-                    let passes = if policy == "always-small" {
-                        small_passes == (task.as_str(), profile.as_str(), seed)
-                    } else {
-                        !failing
-                            .iter()
-                            .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), seed))
-                    };
-                    forced.insert(format!("E01-{task}-{profile}-s{seed}-{policy}"), passes);
+                    forced.insert(
+                        format!("{experiment}-{task}-{profile}-s{seed}-{policy}"),
+                        passes(policy, task, profile, seed),
+                    );
                 }
             }
         }
     }
     forced
+}
+
+/// E02, E01 again with 8,192 output tokens, as the source ran it: each
+/// tier alone in every cell, the ladder composed from those runs. Every
+/// tier run's outcome is fixed as the source published them: always-large
+/// passes 14 of 18 tasks (77.8%), always-medium 12 (66.7%), and the small
+/// tier, with room to reason, 11 (61.1%), out of output budget once. The
+/// three fail together on three release briefs, so the ladder passes 15
+/// (83.3%). The ledger stops the small tier's run of one of those briefs
+/// after its first call, and a rerun passes it: counting the rerun, as the
+/// first publication did, gives 16 (88.9%).
+fn e02(e01: &ExperimentPlan) -> ExperimentPlan {
+    let (research, transform, program) =
+        (fixtures::RESEARCH, fixtures::TRANSFORM, fixtures::PROGRAM);
+    let id = |task: &str, profile: &str, seed: u64, policy: &str| {
+        format!("E02-{task}-{profile}-s{seed}-{policy}")
+    };
+    let failing: [(&str, &str, &str, u64); 17] = [
+        ("always-large", research, "careful", 1),
+        ("always-large", research, "fast", 1),
+        ("always-large", research, "careful", 3),
+        ("always-large", research, "fast", 3),
+        ("always-medium", research, "careful", 1),
+        ("always-medium", research, "fast", 1),
+        ("always-medium", research, "careful", 3),
+        ("always-medium", research, "fast", 2),
+        ("always-medium", program, "careful", 2),
+        ("always-medium", program, "fast", 3),
+        ("always-small", research, "careful", 1),
+        ("always-small", research, "fast", 1),
+        ("always-small", research, "careful", 2),
+        ("always-small", research, "careful", 3),
+        ("always-small", transform, "careful", 1),
+        ("always-small", program, "careful", 2),
+        ("always-small", program, "fast", 2),
+    ];
+    let grid = Grid {
+        policies: ["always-small", "always-medium", "always-large"]
+            .map(String::from)
+            .to_vec(),
+        ..grid(vec![1, 2, 3])
+    };
+    let forced = outcomes("E02", &grid, |policy, task, profile, seed| {
+        !failing.contains(&(policy, task, profile, seed))
+    });
+    let mut incidents = BTreeMap::new();
+    // Stopped by the ledger after its first call: kept as a failure by the
+    // registered rule, rerun (and passed) for the secondary analysis.
+    incidents.insert(
+        id(research, "careful", 3, "always-small"),
+        Incident::LedgerStopAfterCall,
+    );
+    // Stopped before any call: its rerun counts in its place.
+    incidents.insert(
+        id(program, "careful", 1, "always-large"),
+        Incident::LedgerStopBeforeCall,
+    );
+    // A read that timed out and lost its usage, in a cell where the
+    // ladder pays for every tier: the cost of the medium tier, and of the
+    // ladder, is a bound.
+    incidents.insert(
+        id(research, "fast", 1, "always-medium"),
+        Incident::CallTimeout,
+    );
+    // The small tier's one run out of output budget while it reasoned.
+    incidents.insert(
+        id(program, "fast", 2, "always-small"),
+        Incident::OutOfOutput,
+    );
+    // The provider failures the source met, each once, on always-medium
+    // runs whose outcome they leave as it was, in cells the small tier
+    // passes (so the ladder's figures do not take them): a refused key, a
+    // server error retried, an empty reply retried.
+    for (task, profile, seed, incident) in [
+        (research, "fast", 2, Incident::AuthRefused),
+        (transform, "careful", 2, Incident::ServerErrorRetried),
+        (program, "careful", 1, Incident::EmptyReplyRetried),
+    ] {
+        incidents.insert(id(task, profile, seed, "always-medium"), incident);
+    }
+    let earlier = |m: Metric, policy: &str| {
+        Operand::Metric(MetricRef {
+            experiment: Some("E01".to_string()),
+            ..metric(m, policy)
+        })
+    };
+    ExperimentPlan {
+        id: "E02".to_string(),
+        title: "Output budget 8,192 tokens".to_string(),
+        question: "With room to reason (8,192 output tokens), does the small tier recover, and does the ladder still beat always-large on cost?".to_string(),
+        max_output_tokens: 8192,
+        registered_at: "2026-10-28T11:50:00Z".to_string(),
+        start_ms: millis("2026-10-28T12:30:00Z"),
+        grid,
+        hypotheses: vec![
+            hypothesis("H4", "With 8,192 output tokens the small tier recovers: always-small passes more tasks than it did with 2,048 in E01, and runs out of output budget less often.", Rule::All(vec![
+                compare(metric(Metric::PassRate, "always-small"), CompareOp::Gt, earlier(Metric::PassRate, "always-small"), 0.0),
+                compare(metric(Metric::Truncations, "always-small"), CompareOp::Lt, earlier(Metric::Truncations, "always-small"), 0.0),
+            ])),
+            hypothesis("H5", "The ladder passes at least as many tasks as always-large, within 5 points, and costs less per task.", ladder_rule()),
+            hypothesis("H6", "No regression for the larger tiers: always-medium and always-large each pass at least as many tasks as they did with 2,048 output tokens in E01.", Rule::All(vec![
+                compare(metric(Metric::PassRate, "always-medium"), CompareOp::Ge, earlier(Metric::PassRate, "always-medium"), 0.0),
+                compare(metric(Metric::PassRate, "always-large"), CompareOp::Ge, earlier(Metric::PassRate, "always-large"), 0.0),
+            ])),
+        ],
+        incidents,
+        forced,
+        calibration: vec![
+            Target::mean("always-large", Some((0.0061, 0.0061)), 7.2),
+            // Composed: its cost from the small and medium tiers', its
+            // time from which tier runs its cells use.
+            Target::composed("ladder", &["always-small", "always-medium"], Some((0.0058, 0.0060)), Some(54.1)),
+        ],
+        ..e01.clone()
+    }
 }
 
 /// The policies of the latency studies: the sample's three, a speculative
@@ -679,19 +758,9 @@ fn e04(base: &ExperimentPlan) -> ExperimentPlan {
     let id = |policy: &str, task: &str, profile: &str, seed: u64| {
         format!("E04-{task}-{profile}-s{seed}-{policy}")
     };
-    let mut forced = BTreeMap::new();
-    for task in &grid.tasks {
-        for profile in &grid.profiles {
-            for seed in &grid.seeds {
-                for policy in &grid.policies {
-                    let fails = failing
-                        .iter()
-                        .any(|f| f == &(policy.as_str(), task.as_str(), profile.as_str(), *seed));
-                    forced.insert(id(policy, task, profile, *seed), !fails);
-                }
-            }
-        }
-    }
+    let forced = outcomes("E04", &grid, |policy, task, profile, seed| {
+        !failing.contains(&(policy, task, profile, seed))
+    });
     // Two runs reach the 180 s run limit while their medium attempt writes
     // the artifact; each cut call bounds its run's cost from 0 to the price
     // of its reservation, which is what makes the published costs ranges.
@@ -760,6 +829,8 @@ pub fn scale(runs: usize, id: &str) -> ExperimentPlan {
     plan.incidents = BTreeMap::new();
     plan.forced = BTreeMap::new();
     plan.calibration = Vec::new();
+    // Every policy run, the ladder too: a scale study's runs are what it measures.
+    plan.policies = policies();
     plan.grid = grid((1..=seeds).collect());
     plan.drafts = SCALE_DRAFTS;
     // Drafting runs take longer: the registered limit is one they keep, as

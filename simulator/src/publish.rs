@@ -12,6 +12,7 @@ use receipts_verifier::model::{
     HypothesisOutcome, Outcome, PolicyKind, Preregistration, Provenance, ResultRow, Run,
     SecondaryAnalysis, Summary, SummaryKind, Task, RESULT_COLUMNS,
 };
+use receipts_verifier::numbers::compose::compose;
 use receipts_verifier::numbers::{
     analyze, latest_runs, primary_runs, result_row, round_to, rounded, JudgedRun,
 };
@@ -243,8 +244,13 @@ pub fn summary(
     let findings = claims::findings(id, &complete, reruns.as_ref(), before);
     let mut corrections = Vec::new();
     if with_corrections {
-        corrections =
-            first_publication_mistakes(&primary_set, &published, &secondary, published_at);
+        corrections = first_publication_mistakes(
+            experiment,
+            &primary_set,
+            &published,
+            &secondary,
+            published_at,
+        );
         // What was published stays as it was; the corrections amend it.
         published = as_first_published(&published, &corrections);
     }
@@ -286,6 +292,7 @@ pub struct Published {
 /// averaged only over runs whose cost was known, and its pass rate counted
 /// reruns. Each is recorded as a correction when it changed the number.
 fn first_publication_mistakes(
+    experiment: &Experiment,
     primary: &[JudgedRun<'_>],
     published: &Analysis,
     secondary: &[SecondaryAnalysis],
@@ -296,12 +303,21 @@ fn first_publication_mistakes(
     let Some(ladder) = published.policies.iter().find(|p| p.policy == "ladder") else {
         return out;
     };
-    let known: Vec<Cost> = primary
+    // A run ladder's runs, or a composed ladder's cells, whose cost is known.
+    let composed = experiment
+        .policies
         .iter()
-        .filter(|j| j.run.place.policy == "ladder")
-        .filter_map(|j| j.run.cost().ok())
-        .filter(Cost::is_exact)
-        .collect();
+        .find(|p| p.id == "ladder")
+        .and_then(|p| compose(experiment, p, primary).ok().flatten());
+    let costs: Vec<Cost> = match composed {
+        Some(c) => c.cells.iter().map(|cell| cell.cost).collect(),
+        None => primary
+            .iter()
+            .filter(|j| j.run.place.policy == "ladder")
+            .filter_map(|j| j.run.cost().ok())
+            .collect(),
+    };
+    let known: Vec<Cost> = costs.into_iter().filter(Cost::is_exact).collect();
     if let Some(mean_known) = Cost::mean(&known) {
         let original = round_to(mean_known.low, 6);
         if ladder.cost_per_task_usd.low != ladder.cost_per_task_usd.high {
@@ -309,7 +325,7 @@ fn first_publication_mistakes(
                 field: "primary.policies[ladder].cost_per_task_usd".to_string(),
                 original: serde_json::json!({"low": original, "high": original}),
                 corrected: serde_json::to_value(ladder.cost_per_task_usd).unwrap_or_default(),
-                reason: "The first figure averaged only the runs whose cost was known and left out a run whose call timed out and lost its usage. Its cost is now carried as a bound.".to_string(),
+                reason: "The first figure averaged only the cells whose cost was known and left out the cell whose call timed out and lost its usage. Its cost is now carried as a bound.".to_string(),
                 corrected_at: corrected_at.clone(),
                 published_in: None,
             });

@@ -23,10 +23,10 @@ const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const VNU = require.resolve("vnu-jar/build/dist/vnu.jar");
 
-const RUN = "E02-release-brief-careful-s2-ladder";
-const RECORD = `data/E02/runs/${RUN}.json.gz`;
+const RUN = "E04-release-brief-careful-s1-ladder";
+const RECORD = `data/E04/runs/${RUN}.json.gz`;
 // The record as data/SHA256SUMS lists it, and the subject of its receipts.
-const LISTED = `data/E02/runs/${RUN}.json`;
+const LISTED = `data/E04/runs/${RUN}.json`;
 const PAGE = `runs/${RUN}.html`;
 let browser;
 let site;
@@ -64,13 +64,13 @@ test("run records are published gzipped, and only so", () => {
   // data/SHA256SUMS lists the record it holds, by the digest of the
   // decompressed bytes, under the name without .gz; the page shows that digest.
   const records = sums(join(site, "data/SHA256SUMS"));
-  assert.equal(records.get(`E02/runs/${RUN}.json`), sha256(gunzipSync(readFileSync(join(site, RECORD)))));
+  assert.equal(records.get(`E04/runs/${RUN}.json`), sha256(gunzipSync(readFileSync(join(site, RECORD)))));
   assert.ok(![...records.keys()].some((p) => p.endsWith(".gz")), "no record is listed under its .gz name");
-  assert.ok(html.includes(`Record digest <code class="digest" id="record-digest">${records.get(`E02/runs/${RUN}.json`)}</code>`));
+  assert.ok(html.includes(`Record digest <code class="digest" id="record-digest">${records.get(`E04/runs/${RUN}.json`)}</code>`));
   // A compact page pins its run's record without naming it twice: the
   // record is the run's among the files its Verify fetches.
   assert.ok(!html.includes("data-pin-path="));
-  assert.ok(html.includes(`data-scope="run" data-experiment="E02"`));
+  assert.ok(html.includes(`data-scope="run" data-experiment="E04"`));
   assert.ok(html.includes(` ${RECORD} `), "the record among data-files");
 });
 
@@ -131,7 +131,7 @@ test("a run page verifies its gzipped record against the digest it shows", async
     assert.ok(result.receipts.includes(expected), `${expected} in ${result.receipts.join("\n")}`);
   }
   // The run's own receipts are recomputed: its scope is the page's run.
-  const outcome = new RegExp(`^✓ (data/)?E02/runs/${RUN}\\.json: outcome`);
+  const outcome = new RegExp(`^✓ (data/)?E04/runs/${RUN}\\.json: outcome`);
   assert.ok(result.receipts.some((r) => outcome.test(r)), result.receipts.join("\n"));
 });
 
@@ -289,7 +289,7 @@ test("a record changed inside its gzip file fails, on its page and on the site",
   const changed = text.replace(/"duration_ms": (\d+)/, (_, d) => `"duration_ms": ${Number(d) + 1000}`);
   assert.notEqual(changed, text);
   writeFileSync(file, gzipSync(changed));
-  const listed = sums(join(copy, "data/SHA256SUMS")).get(`E02/runs/${RUN}.json`);
+  const listed = sums(join(copy, "data/SHA256SUMS")).get(`E04/runs/${RUN}.json`);
   const found = sha256(changed);
   // The record fails its digest in data/SHA256SUMS (named without .gz, by
   // the digest of the record it holds) wherever it is read.
@@ -319,7 +319,7 @@ test("a record changed inside its gzip file fails, on its page and on the site",
     // The pages that show the run's receipts, rendered again from the changed
     // record, are not the pages served: its own page among them.
     const pages = result.failures.filter(isPageFailure).map((f) => f.split(" | ")[0]);
-    assert.ok(pages.includes(PAGE) && pages.includes("experiments/E02.html"), pages.join("\n"));
+    assert.ok(pages.includes(PAGE) && pages.includes("experiments/E04.html"), pages.join("\n"));
   }
   // Bytes that are not gzip at all are a failure, not an error, naming the file.
   writeFileSync(file, "not gzip");

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { claimFailures, launch, verifyAt } from "./browser.mjs";
 import { buildSample, tampered } from "./setup.mjs";
 
-const REFUSED = "E02-release-brief-careful-s1-always-medium";
-const RETRIED = "E02-invoice-cleanup-careful-s1-always-medium";
+const REFUSED = "E02-release-brief-fast-s2-always-medium";
+const RETRIED = "E02-invoice-cleanup-careful-s2-always-medium";
 const EXPERIMENT = "experiments/E02.html";
 const MODELS = "data/E02/models.json";
 let browser;

@@ -9,7 +9,7 @@ import { launchFirefox, verifyIn as verifyWith } from "./firefox.mjs";
 import { serve } from "./server.mjs";
 import { buildSample, tampered } from "./setup.mjs";
 
-const RUN = "E02-release-brief-careful-s2-ladder";
+const RUN = "E02-release-brief-fast-s1-always-medium";
 
 let browser, server, site;
 

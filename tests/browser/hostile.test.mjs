@@ -32,7 +32,7 @@ before(async () => {
   const e = join(root, "experiments");
   let k = 0;
   // A run: every free-text field, the model echoed, request ids, check details.
-  editJson(join(e, "E02/runs/E02-release-brief-careful-s1-ladder.json"), (run) => {
+  editJson(join(e, "E04/runs/E04-release-brief-fast-s2-ladder.json"), (run) => {
     for (const a of run.attempts) {
       a.end.message = pick(k++);
       for (const c of a.calls) {
@@ -121,9 +121,9 @@ const PAGES = [
   "experiments/E01.html",
   "experiments/E02.html",
   "runs/index.html",
-  "runs/E02-release-brief-careful-s1-ladder.html",
+  "runs/E04-release-brief-fast-s2-ladder.html",
   "runs/E01-invoice-cleanup-careful-s1-always-large.html",
-  "compare.html?a=E02-release-brief-careful-s1-ladder&b=E01-release-brief-careful-s1-always-large",
+  "compare.html?a=E04-release-brief-fast-s2-ladder&b=E01-release-brief-careful-s1-always-large",
   "showcase.html",
   "documents.html",
   "docs/HOSTILE.html",
@@ -170,7 +170,7 @@ test("the payloads are still visible as text", async () => {
   await page.goto(server.url + "runs/E01-invoice-cleanup-careful-s1-always-large.html");
   const run = await page.textContent("main");
   assert.ok(run.includes(`<img src=x onerror="window.__pwned=3">`), "a CSV cell is shown as text");
-  await page.goto(server.url + "runs/E02-release-brief-careful-s1-ladder.html");
+  await page.goto(server.url + "runs/E04-release-brief-fast-s2-ladder.html");
   const replay = await page.textContent("main");
   const shown = P.filter((p) => replay.includes(p.trim())).length;
   assert.ok(shown >= 20, `only ${shown} payloads appear as text on the replay page`);

@@ -87,7 +87,7 @@ test("an import's page loads the full verifier and a run's the lean one; pointed
   let { result, log } = await verifyLogged(browser, site, PAGE);
   assert.equal(result.status, "verified", result.text);
   assert.ok(log.includes(CORE) && log.includes(FULL) && !log.includes(LEAN), log.join(" "));
-  const RUN = "runs/E02-release-brief-careful-s2-ladder.html";
+  const RUN = "runs/E02-release-brief-fast-s1-always-medium.html";
   ({ result, log } = await verifyLogged(browser, site, RUN));
   assert.equal(result.status, "verified", result.text);
   assert.ok(log.includes(CORE) && log.includes(LEAN) && !log.includes(FULL), log.join(" "));

@@ -179,7 +179,7 @@ test("every section is reachable by clicks from the index, at both widths", asyn
 
 const MARKS = "main [data-claim]";
 
-for (const path of ["runs/E02-release-brief-careful-s2-ladder.html", "experiments/E02.html", "experiments/E01.html"]) {
+for (const path of ["runs/E02-release-brief-fast-s1-always-medium.html", "experiments/E02.html", "experiments/E01.html"]) {
   test(`Verify on ${path} updates each mark in place, at both widths`, async () => {
     for (const viewport of WIDTHS) {
       const context = await browser.newContext({ viewport });
@@ -207,7 +207,7 @@ for (const path of ["runs/E02-release-brief-careful-s2-ladder.html", "experiment
 }
 
 test("a run whose recorded figure was edited shows ✗ in place of its mark", async () => {
-  const run = "E02-release-brief-careful-s2-ladder";
+  const run = "E02-release-brief-fast-s1-always-medium";
   const rel = `data/E02/runs/${run}.json`;
   const forged = tampered(site, rel, (r) => {
     r.outcome.passed = !r.outcome.passed;
@@ -230,7 +230,7 @@ test("a run whose recorded figure was edited shows ✗ in place of its mark", as
 
 test("keyboard focus is always visible, the skip link first", async () => {
   for (const viewport of WIDTHS) {
-    for (const path of ["index.html", "runs/E02-release-brief-careful-s2-ladder.html", "experiments/E02.html", "runs/index.html"]) {
+    for (const path of ["index.html", "runs/E02-release-brief-fast-s1-always-medium.html", "experiments/E02.html", "runs/index.html"]) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(server.url + path);
@@ -266,7 +266,7 @@ test("axe-core finds nothing serious at either width", async () => {
     "index.html",
     "experiments/E02.html",
     "runs/index.html",
-    "runs/E02-release-brief-careful-s2-ladder.html",
+    "runs/E02-release-brief-fast-s1-always-medium.html",
     "harness/H01.html",
     "regressions/R01.html",
     "regressions/R01/R01-edit-05-github-triage.html",
@@ -291,7 +291,7 @@ test("axe-core finds nothing serious at either width", async () => {
 test("a turn's address opens the page at that turn, and its number links to it", async () => {
   const context = await browser.newContext({ viewport: WIDTHS[0] });
   const page = await context.newPage();
-  const path = "runs/E02-release-brief-careful-s2-ladder.html";
+  const path = "runs/E04-release-brief-careful-s1-ladder.html";
   await page.goto(server.url + path + "#attempt-2-turn-3");
   const turn = await page.evaluate(() => {
     const row = document.querySelector(":target");

@@ -19,9 +19,9 @@ const PAGES = {
   landing: "index.html",
   experiment: "experiments/E02.html",
   runs: "runs/index.html",
-  run: "runs/E02-release-brief-careful-s2-ladder.html",
+  run: "runs/E02-release-brief-fast-s1-always-medium.html",
   "run-csv": "runs/E01-invoice-cleanup-careful-s1-always-large.html",
-  compare: "compare.html?a=E02-release-brief-careful-s2-ladder&b=E02-release-brief-careful-s2-always-large",
+  compare: "compare.html?a=E02-release-brief-fast-s1-always-medium&b=E02-release-brief-careful-s2-always-large",
   showcase: "showcase.html",
   documents: "documents.html",
   document: "docs/FORMAT.html",
@@ -124,7 +124,7 @@ test("the run page exports the same report the command writes", async () => {
   const path = await download.path();
   const fromBrowser = readFileSync(path, "utf8");
   const { receipts } = await import("./setup.mjs");
-  const fromCommand = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
+  const fromCommand = receipts(["export", "E02-release-brief-fast-s1-always-medium", "--root", site, "--out", "-"]);
   assert.equal(fromBrowser, fromCommand);
   assert.deepEqual(problems, []);
   await context.close();
@@ -134,7 +134,7 @@ test("the compare page shows both runs and diffs their artifacts", async () => {
   const { context, page, problems } = await visit(PAGES.compare, "light");
   await page.waitForSelector("#compare[data-status=ready]");
   const text = await page.textContent("#compare");
-  assert.match(text, /E02-release-brief-careful-s2-ladder/);
+  assert.match(text, /E02-release-brief-fast-s1-always-medium/);
   assert.match(text, /E02-release-brief-careful-s2-always-large/);
   assert.ok((await page.$$(".compare-col")).length === 2);
   assert.ok((await page.$$("pre.diff span")).length > 3, "the artifacts are diffed line by line");

@@ -16,7 +16,7 @@ const OUT = join(REPO, "docs/screenshots");
 const PAGES = {
   index: "index.html",
   experiment: "experiments/E02.html",
-  run: "runs/E02-release-brief-careful-s2-ladder.html",
+  run: "runs/E02-release-brief-fast-s1-always-medium.html",
   runs: "runs/index.html",
   compare: "compare.html",
   evaluation: "imports/I01/scorers.html",

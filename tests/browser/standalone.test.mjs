@@ -235,7 +235,7 @@ function zipOf(dir, kind = "deflated") {
 test("a zip of the site verifies, and one with a tampered record fails", async () => {
   for (const [dir, expected] of [[site, "verified"], [(() => {
     const copy = copySite(site);
-    const run = join(copy, "data/E02/runs/E02-release-brief-careful-s2-ladder.json");
+    const run = join(copy, "data/E02/runs/E02-release-brief-fast-s1-always-medium.json");
     writeFileSync(run, readFileSync(run, "utf8").replace('"duration_ms": ', '"duration_ms": 1'));
     return copy;
   })(), "failed"]]) {
@@ -245,7 +245,7 @@ test("a zip of the site verifies, and one with a tampered record fails", async (
     assert.deepEqual(problems, []);
     assert.equal(result.status, expected, result.text);
     if (expected === "failed") {
-      assert.ok(result.failures.some((f) => f.startsWith("data/E02/runs/E02-release-brief-careful-s2-ladder.json | ")), result.failures.join("\n"));
+      assert.ok(result.failures.some((f) => f.startsWith("data/E02/runs/E02-release-brief-fast-s1-always-medium.json | ")), result.failures.join("\n"));
     }
     await page.close();
   }
@@ -316,7 +316,7 @@ test("opened from disk, it verifies a site given by address", async () => {
 });
 
 test("a report is anchored only by the pin or its site", async () => {
-  const report = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
+  const report = receipts(["export", "E02-release-brief-fast-s1-always-medium", "--root", site, "--out", "-"]);
   const file = join(tempDir("receipts-report-"), "run.report.json");
   const forged = JSON.parse(report);
   forged.claims.passed = !forged.claims.passed;

@@ -91,8 +91,8 @@ test("each kind of page verifies its own receipts", async () => {
     const html = readFileSync(join(site, page), "utf8");
     assert.equal(html.split(`<code class="digest" id="root-digest">${root}</code>`).length, 2, `${page} shows the root digest once`);
   }
-  const RUN = "runs/E02-release-brief-careful-s2-ladder.html";
-  const record = "data/E02/runs/E02-release-brief-careful-s2-ladder.json";
+  const RUN = "runs/E02-release-brief-fast-s1-always-medium.html";
+  const record = "data/E02/runs/E02-release-brief-fast-s1-always-medium.json";
   for (const path of ["index.html", "experiments/E02.html", RUN, "runs/index.html", "documents.html"]) {
     const { result, problems } = await verifyPage(site, path);
     assert.deepEqual(problems, [], path);
@@ -158,7 +158,7 @@ async function dropReport(server, text, hash = "") {
 }
 
 test("a dropped report verifies, and a tampered one fails", async () => {
-  const report = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", site, "--out", "-"]);
+  const report = receipts(["export", "E04-release-brief-careful-s1-ladder", "--root", site, "--out", "-"]);
   // The report carries the site's two manifests, which anchor it to the root digest.
   const root = sha256(readFileSync(join(site, "SHA256SUMS")));
   const { site: named } = JSON.parse(report);
@@ -173,7 +173,7 @@ test("a dropped report verifies, and a tampered one fails", async () => {
   writeFileSync(join(other, ".nojekyll"), "x\n");
   const otherSums = readFileSync(join(other, "SHA256SUMS"), "utf8").replace(/^[0-9a-f]{64}(?=  \.nojekyll$)/m, sha256("x\n"));
   writeFileSync(join(other, "SHA256SUMS"), otherSums);
-  const foreign = receipts(["export", "E02-release-brief-careful-s2-ladder", "--root", other, "--out", "-"]);
+  const foreign = receipts(["export", "E04-release-brief-careful-s1-ladder", "--root", other, "--out", "-"]);
   assert.equal(JSON.parse(foreign).site.root_digest, sha256(otherSums));
   const server = await serve(site);
   try {
@@ -246,14 +246,14 @@ test("the lean verifier gives the native result but for the imports, which it sa
   }
   assert.equal(lean.tally.could_not_check, native.tally.could_not_check + imports.length);
   // A run's scope reaches no import: both verifiers agree byte for byte.
-  const run = { scope: "run", experiment: "E02", run: "E02-release-brief-careful-s2-ladder" };
+  const run = { scope: "run", experiment: "E04", run: "E04-release-brief-careful-s1-ladder" };
   const leanRun = verifyWithModule("receipts_verifier_bg.wasm", run);
   assert.ok(JSON.parse(leanRun).receipts.length > 10);
   assert.equal(leanRun, verifyWithModule("receipts_verifier_full_bg.wasm", run));
 });
 
 test("pages carry a strict Content-Security-Policy and load scripts with integrity", () => {
-  const html = readFileSync(join(site, "runs/E02-release-brief-careful-s2-ladder.html"), "utf8");
+  const html = readFileSync(join(site, "runs/E02-release-brief-fast-s1-always-medium.html"), "utf8");
   assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval';[^"]*object-src 'none'/);
   assert.match(html, /<script src="\.\.\/assets\/verify\.js" integrity="sha384-[A-Za-z0-9+/=]+" defer><\/script>/);
   assert.doesNotMatch(html, /<script>/, "no inline script");
@@ -386,8 +386,8 @@ function replaceIn(file, from, to) {
 const PAGE_EDITS = [
   ["index.html", "✓ 94.4%", "✓ 99.4%"],
   ["experiments/E01.html", "54 runs on record", "55 runs on record"],
-  ["runs/E02-invoice-cleanup-careful-s1-ladder.html", "<dt>Time</dt><dd>26.0 s</dd>", "<dt>Time</dt><dd>16.5 s</dd>"],
-  ["runs/rows-1.json", "26.011", "16.011"],
+  ["runs/E04-invoice-cleanup-careful-s1-ladder.html", "<dt>Time</dt><dd>26.0 s</dd>", "<dt>Time</dt><dd>16.5 s</dd>"],
+  ["runs/rows-1.json", "25.955", "15.955"],
 ];
 
 test("a number edited on a page fails the whole site's verification, with the root pinned", async () => {
@@ -415,7 +415,7 @@ test("a number edited on a page fails the whole site's verification, with the ro
 test("a page removed, or records that cannot be rendered, are never verified", async () => {
   {
     const copy = copySite(site);
-    const page = "runs/E02-invoice-cleanup-careful-s1-ladder.html";
+    const page = "runs/E04-invoice-cleanup-careful-s1-ladder.html";
     rmSync(join(copy, page));
     const { result } = await verifyPage(copy, "verify.html");
     assert.equal(result.status, "failed", result.text);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::{built, receipts, sample_copy, stderr, tree};
 
-const RUN: &str = "experiments/E02/runs/E02-release-brief-careful-s1-ladder.json";
+const RUN: &str = "experiments/E04/runs/E04-release-brief-careful-s1-ladder.json";
 
 /// Builds a good site into `site/`, applies `break_input`, builds again and
 /// returns the second build's stderr after checking exit 2 and the old site.
@@ -380,15 +380,15 @@ fn a_run_id_used_twice_is_refused() {
     let message = fails_keeping_the_old_site(|root| {
         let from = root.join(RUN);
         let text = fs::read_to_string(&from).expect("read");
-        let copy = text.replace("\"experiment\": \"E02\"", "\"experiment\": \"E04\"");
+        let copy = text.replace("\"experiment\": \"E04\"", "\"experiment\": \"E02\"");
         fs::write(
-            root.join("experiments/E04/runs/E02-release-brief-careful-s1-ladder.json"),
+            root.join("experiments/E02/runs/E04-release-brief-careful-s1-ladder.json"),
             copy,
         )
         .expect("write");
     });
     assert!(
-        message.contains("duplicate run id `E02-release-brief-careful-s1-ladder`"),
+        message.contains("duplicate run id `E04-release-brief-careful-s1-ladder`"),
         "{message}"
     );
 }
@@ -424,7 +424,7 @@ fn non_utf8_bytes_in_a_record_are_refused() {
 fn a_run_naming_an_experiment_that_does_not_exist_is_refused() {
     let message = fails_keeping_the_old_site(|root| {
         edit(root, RUN, |t| {
-            t.replacen("\"experiment\": \"E02\"", "\"experiment\": \"E99\"", 1)
+            t.replacen("\"experiment\": \"E04\"", "\"experiment\": \"E99\"", 1)
         });
     });
     assert!(

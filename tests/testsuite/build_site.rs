@@ -340,10 +340,10 @@ fn at_plus_two(value: &mut serde_json::Value) {
 
 #[test]
 fn timestamps_with_offsets_are_read_as_their_instants() {
-    // Every run of E01 rewritten with its times at +02:00: the same
+    // Every run of E04 rewritten with its times at +02:00: the same
     // instants, so every receipt and figure is what it was.
     let dir = common::sample_copy();
-    let rewritten = rewrite_runs(dir.path(), "E02", |text| {
+    let rewritten = rewrite_runs(dir.path(), "E04", |text| {
         let mut run: serde_json::Value = serde_json::from_str(text).expect("json");
         at_plus_two(&mut run);
         serde_json::to_string_pretty(&run).expect("json")
@@ -351,14 +351,14 @@ fn timestamps_with_offsets_are_read_as_their_instants() {
     assert!(rewritten > 50);
     let text = fs::read_to_string(
         dir.path()
-            .join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json"),
+            .join("experiments/E04/runs/E04-release-brief-fast-s2-ladder.json"),
     )
     .expect("run");
     assert!(text.contains("+02:00\""), "rewritten");
     builds_strict(dir.path(), "offsets");
     let page = fs::read_to_string(
         dir.path()
-            .join("site/runs/E02-release-brief-careful-s1-ladder.html"),
+            .join("site/runs/E04-release-brief-fast-s2-ladder.html"),
     )
     .expect("page");
     assert!(
@@ -387,7 +387,7 @@ fn finish_reasons_are_kept_as_the_provider_sent_them() {
     builds_strict(dir.path(), "provider words");
     let page = fs::read_to_string(
         dir.path()
-            .join("site/runs/E02-release-brief-careful-s2-ladder.html"),
+            .join("site/runs/E02-release-brief-fast-s1-always-medium.html"),
     )
     .expect("page");
     assert!(
@@ -414,11 +414,11 @@ fn a_truncation_spelled_otherwise_or_worded_as_a_stop_is_still_counted() {
         assert!(renamed > 0, "{word}: the sample truncates");
         builds_strict(dir.path(), word);
         common::edit_json(&dir.path().join("experiments/E02/summary.json"), |s| {
-            let ladder = &mut s["primary"]["policies"][0];
-            assert_eq!(ladder["policy"], "ladder");
-            let n = ladder["truncations"].as_u64().expect("truncations");
-            assert!(n > 0, "the ladder truncates");
-            ladder["truncations"] = serde_json::json!(0);
+            let small = &mut s["primary"]["policies"][0];
+            assert_eq!(small["policy"], "always-small");
+            let n = small["truncations"].as_u64().expect("truncations");
+            assert!(n > 0, "the small tier truncates");
+            small["truncations"] = serde_json::json!(0);
         });
         common::fails_with(dir.path(), &["truncations: recorded 0"]);
     }
@@ -434,7 +434,7 @@ fn a_time_written_at_another_offset_is_read_as_its_instant() {
     let dir = common::sample_copy();
     let run = dir
         .path()
-        .join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json");
+        .join("experiments/E04/runs/E04-release-brief-fast-s2-ladder.json");
     common::edit_json(&run, |r| {
         let start = r["started_at"].as_str().expect("start").to_string();
         assert!(start.ends_with('Z'), "{start}");

@@ -30,7 +30,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
     let dir = sample_copy();
     set_headline(
         dir.path(),
-        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [2.3–4.3% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
+        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [1.4–5.2% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
     );
     let out = build_strict(dir.path());
     assert_exit(&out, 0, "the corrected headline");
@@ -41,7 +41,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
         headline.contains("title=\"E02.ladder.pass_rate_pct: recomputed 83.3%\">83.3%<span class=\"mark\"> ✓</span>"),
         "{headline}"
     );
-    assert!(headline.contains("recomputed 2.3–4.3% lower"), "{headline}");
+    assert!(headline.contains("recomputed 1.4–5.2% lower"), "{headline}");
     assert!(
         !headline.contains("](#") && !headline.contains("href=\"#E02"),
         "the link never reaches the page: {headline}"
@@ -84,7 +84,7 @@ fn the_first_published_headline_bound_to_the_figures_fails_showing_both_values()
         dir.path(),
         &[
             "headline: [89%](#E02.ladder.pass_rate_pct): recorded 89%; recomputed the figure is 83.3",
-            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -4.3"),
+            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -5.2"),
         ],
     );
 }
@@ -139,7 +139,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
         s["findings"] = json!([
             format!("The ladder is [cheaper](#{straddles}) than E04's always-large."),
             format!("The ladder is [dearer](#{LADDER_CHANGE}) than always-large."),
-            format!("The ladder is [2.3–4.3% higher](#{LADDER_CHANGE}) in cost."),
+            format!("The ladder is [1.4–5.2% higher](#{LADDER_CHANGE}) in cost."),
         ]);
     });
     fails_with(
@@ -149,7 +149,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
             "not wholly below zero",
             "findings[1]: [dearer]",
             "not wholly above zero",
-            "findings[2]: [2.3–4.3% higher]",
+            "findings[2]: [1.4–5.2% higher]",
         ],
     );
 }
@@ -162,13 +162,13 @@ fn a_hypothesis_reading_another_experiment_is_decided_and_its_outcome_checked() 
             .as_array_mut()
             .expect("hypotheses")
             .iter_mut()
-            .find(|h| h["id"] == "H12")
-            .expect("H12");
+            .find(|h| h["id"] == "H6")
+            .expect("H6");
         h["outcome"] = json!("rejected");
     });
     fails_with(
         dir.path(),
-        &["E02/summary.json: hypotheses[H12].outcome: recorded rejected; recomputed accepted"],
+        &["E02/summary.json: hypotheses[H6].outcome: recorded rejected; recomputed accepted"],
     );
 }
 
@@ -184,14 +184,14 @@ fn the_study_index_shows_every_experiment_and_every_hypothesis() {
     ] {
         assert!(index.contains(column), "{column}");
     }
-    for h in 1..=12 {
+    for h in 1..=11 {
         assert!(
             index.contains(&format!("<span class=\"claim-id\">H{h} · E0")),
             "H{h} is missing"
         );
     }
-    // H12, of E02, reads E01: its card says so and leads to E01's figure.
-    let start = index.find("id=\"claim-e02-h12\"").expect("H12's card");
+    // H6, of E02, reads E01: its card says so and leads to E01's figures.
+    let start = index.find("id=\"claim-e02-h6\"").expect("H6's card");
     let card = &index[start..start + index[start..].find("</article>").expect("end")];
     assert!(
         card.contains("<span class=\"badge\">reads E01</span>"),
@@ -363,13 +363,13 @@ fn a_rule_naming_an_experiment_the_study_lacks_is_bad_input() {
             .as_array_mut()
             .expect("hypotheses")
             .iter_mut()
-            .find(|h| h["id"] == "H12")
-            .expect("H12");
-        h["rule"]["compare"]["right"]["experiment"] = json!("E1");
+            .find(|h| h["id"] == "H6")
+            .expect("H6");
+        h["rule"]["all"][0]["compare"]["right"]["experiment"] = json!("E1");
     });
     refused(
         dir.path(),
-        &["experiments/E02/experiment.json: hypotheses[3].rule.right.experiment: no experiment `E1` in the study (did you mean `E01`"],
+        &["experiments/E02/experiment.json: hypotheses[2].rule[0].right.experiment: no experiment `E1` in the study (did you mean `E01`"],
     );
 }
 
@@ -382,7 +382,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
     let dir = sample_copy();
     let findings = [
         "The ladder passed [more](#E02.ladder.pass_rate_pct) tasks.",
-        &format!("It cut cost by [2.3–4.3%](#{LADDER_CHANGE})."),
+        &format!("It cut cost by [1.4–5.2%](#{LADDER_CHANGE})."),
         "It cost [under $1](#E02.ladder.cost_per_task_usd).",
         "It cost [$0.01](#E02.ladder.cost_per_task_usd) per task.",
         "It passed [８３.３%](#E02.ladder.pass_rate_pct).",
@@ -397,7 +397,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
         dir.path(),
         &[
             "findings[0]: [more](#E02.ladder.pass_rate_pct): recorded more; recomputed `more` says a direction of a figure that is not a change",
-            "findings[1]: [2.3–4.3%]",
+            "findings[1]: [1.4–5.2%]",
             "does not say which way",
             "findings[2]: [under $1]",
             "says `under`: a claim states the figure",

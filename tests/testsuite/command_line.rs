@@ -43,7 +43,7 @@ fn no_command_panics_on_a_closed_pipe() {
         &["verifier", "--out", "verifier"],
         &[
             "export",
-            "E02-release-brief-careful-s2-ladder",
+            "E02-release-brief-fast-s1-always-medium",
             "--out",
             "-",
         ],

@@ -125,7 +125,7 @@ fn copy_run(from: &Path, to: &Path, id: &str, experiment: &str, fresh_ids: bool)
 #[test]
 fn two_runs_counted_in_one_cell_fail_the_cell_and_the_repeated_calls() {
     let dir = sample_copy();
-    let rows = results(dir.path(), "E02");
+    let rows = results(dir.path(), "E04");
     let passing = rows
         .iter()
         .find(|r| r[6] == "true" && r[4] == "ladder" && r[12].is_empty())
@@ -133,10 +133,10 @@ fn two_runs_counted_in_one_cell_fail_the_cell_and_the_repeated_calls() {
         .clone();
     let copy = format!("{}-again", passing[0]);
     copy_run(
-        &run_path(dir.path(), "E02", &passing[0]),
-        &run_path(dir.path(), "E02", &copy),
+        &run_path(dir.path(), "E04", &passing[0]),
+        &run_path(dir.path(), "E04", &copy),
         &copy,
-        "E02",
+        "E04",
         true,
     );
     let cell = format!(
@@ -149,7 +149,7 @@ fn two_runs_counted_in_one_cell_fail_the_cell_and_the_repeated_calls() {
         &[
             &cell,
             &format!("{copy}.json: not a copy of another run"),
-            &format!("here and as E02/runs/{}.json", passing[0]),
+            &format!("here and as E04/runs/{}.json", passing[0]),
         ],
     );
 }
@@ -304,13 +304,13 @@ fn a_single_tier_run_with_a_retry_fails_its_policy() {
 #[test]
 fn a_ladder_attempt_calling_another_tiers_model_fails() {
     let dir = sample_copy();
-    let rows = results(dir.path(), "E02");
+    let rows = results(dir.path(), "E04");
     let run = rows
         .iter()
         .find(|r| r[4] == "ladder" && r[5].contains('>') && r[12].is_empty())
         .expect("an escalating ladder run")[0]
         .clone();
-    edit_json(&run_path(dir.path(), "E02", &run), |r| {
+    edit_json(&run_path(dir.path(), "E04", &run), |r| {
         r["attempts"][0]["calls"][0]["model_requested"] = json!("simulated/sim-large-550b");
     });
     fails_with(
@@ -325,7 +325,7 @@ fn a_ladder_attempt_calling_another_tiers_model_fails() {
 #[test]
 fn a_ladder_registered_dearest_first_fails_its_order() {
     let dir = sample_copy();
-    edit_json(&dir.path().join("experiments/E02/experiment.json"), |e| {
+    edit_json(&dir.path().join("experiments/E04/experiment.json"), |e| {
         e["policies"][0]["tiers"] = json!(["large", "medium", "small"]);
     });
     fails_with(
@@ -404,7 +404,13 @@ fn a_correction_naming_an_earlier_summary_is_held_to_it() {
     // summary first published.
     edit_json(&summary, |s| {
         s["corrections"][0]["original"] = json!({"low": 0.0039, "high": 0.0039});
-        s["primary"]["policies"][0]["cost_per_task_usd"] = json!({"low": 0.0039, "high": 0.0039});
+        let ladder = s["primary"]["policies"]
+            .as_array_mut()
+            .expect("policies")
+            .iter_mut()
+            .find(|p| p["policy"] == "ladder")
+            .expect("the ladder");
+        ladder["cost_per_task_usd"] = json!({"low": 0.0039, "high": 0.0039});
     });
     fails_with(
         dir.path(),
@@ -593,8 +599,8 @@ fn a_rerun_pointing_back_at_a_later_run_fails() {
     // A failed always-medium run "replaces" the run of its cell made later
     // in the cell order (another seed is another cell, so: its own rerun
     // declared the other way round).
-    let rerun = "E02-invoice-cleanup-fast-s3-ladder-rerun";
-    let original = "E02-invoice-cleanup-fast-s3-ladder";
+    let rerun = "E02-release-brief-careful-s3-always-small-rerun";
+    let original = "E02-release-brief-careful-s3-always-small";
     edit_json(&run_path(dir.path(), "E02", rerun), |r| {
         r.as_object_mut().expect("run").remove("replaces");
     });
@@ -734,7 +740,7 @@ fn a_lost_call_recorded_with_a_small_budget_fails_the_limits() {
     // The call's usage was lost, so its cost is bounded by its output
     // budget; writing a smaller budget would shrink the bound.
     let dir = sample_copy();
-    let run = "E02-release-brief-careful-s2-ladder";
+    let run = "E02-release-brief-fast-s1-always-medium";
     edit_json(&run_path(dir.path(), "E02", run), |r| {
         for a in r["attempts"].as_array_mut().expect("attempts") {
             for c in a["calls"].as_array_mut().expect("calls") {

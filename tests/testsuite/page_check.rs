@@ -102,7 +102,7 @@ fn an_edited_page_is_named_with_its_first_differing_line() {
     let dir = built();
     let site = dir.path().join("site");
     let rendered = render(&site);
-    let page = "runs/E02-invoice-cleanup-careful-s1-ladder.html";
+    let page = "runs/E04-invoice-cleanup-careful-s1-ladder.html";
     let text = fs::read_to_string(site.join(page)).expect("read");
     let (from, to) = (
         "<dt>Time</dt><dd>26.0 s</dd>",
@@ -125,7 +125,7 @@ fn an_edited_page_is_named_with_its_first_differing_line() {
 fn an_edited_record_renders_a_page_that_no_longer_matches() {
     let dir = built();
     let site = dir.path().join("site");
-    let record = site.join("data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json");
+    let record = site.join("data/E04/runs/E04-invoice-cleanup-careful-s1-ladder.json");
     let text = fs::read_to_string(&record).expect("read");
     fs::write(&record, text.replacen("\"seed\": 1", "\"seed\": 1 ", 1)).expect("write");
     let rendered = render(&site);
@@ -136,7 +136,7 @@ fn an_edited_record_renders_a_page_that_no_longer_matches() {
         .collect();
     // The run's page shows its record's digest, which changed.
     assert!(
-        differs.contains(&"runs/E02-invoice-cleanup-careful-s1-ladder.html".to_string()),
+        differs.contains(&"runs/E04-invoice-cleanup-careful-s1-ladder.html".to_string()),
         "{differs:?}"
     );
 }

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use common::{assert_exit, built, edit_json, read_json, receipts, reseal, stdout};
 
-const REFUSED: &str = "E02-release-brief-careful-s1-always-medium";
-const SERVER_ERROR: &str = "E02-invoice-cleanup-careful-s1-always-medium";
+const REFUSED: &str = "E02-release-brief-fast-s2-always-medium";
+const SERVER_ERROR: &str = "E02-invoice-cleanup-careful-s2-always-medium";
 const EMPTY: &str = "E02-shipping-rule-careful-s1-always-medium";
 
 fn run_page(site: &Path, run: &str) -> String {

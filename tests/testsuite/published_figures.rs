@@ -34,6 +34,8 @@ const PUBLISHED: &[Figure] = &[
     ("E01", "always-small", "pass_rate_pct", "5.6"),
     ("E01", "always-small", "mean_time_s", "17.9"),
     ("E01", "always-small", "truncations", "17"),
+    // E01, the large tier: out of output budget while reasoning in 3 runs.
+    ("E01", "always-large", "truncations", "3"),
     // E02, corrected: 83.3% against 77.8%, $0.0058–0.0060 against $0.0061,
     // 54.1 s against 7.2 s.
     ("E02", "ladder", "pass_rate_pct", "83.3"),
@@ -42,6 +44,10 @@ const PUBLISHED: &[Figure] = &[
     ("E02", "always-large", "cost_per_task_usd", "0.0061"),
     ("E02", "ladder", "mean_time_s", "54.1"),
     ("E02", "always-large", "mean_time_s", "7.2"),
+    // E02, the small tier alone (H4): 61.1% of tasks, out of output budget
+    // in 1 of 18 runs.
+    ("E02", "always-small", "pass_rate_pct", "61.1"),
+    ("E02", "always-small", "truncations", "1"),
     // E04: every policy's pass rate ± its spread across seeds, cost per
     // task, mean and median time.
     ("E04", "ladder", "pass_rate_pct", "94.4"),
@@ -92,15 +98,18 @@ fn published(summary: &Value, policy: &str, field: &str) -> Value {
         .clone()
 }
 
-/// The hypotheses whose outcome the source published, as it decided them
-/// (E02's are numbered otherwise in the sample, which does not yet run its
-/// small tier alone).
+/// The hypotheses whose outcome the source published, as it decided them.
 const DECIDED: &[(&str, &str, &str)] = &[
     // H1 accepted (83.3% vs 66.7%, $0.0051 vs $0.0078); H2 rejected (Ultra
     // was fastest); H3 accepted (66.7% = 66.7% > 5.6%).
     ("E01", "H1", "accepted"),
     ("E01", "H2", "rejected"),
     ("E01", "H3", "accepted"),
+    // H4 accepted (5.6% → 61.1%, truncations 17 → 1); H5 accepted (83.3% vs
+    // 77.8%, $0.0058–0.0060 vs $0.0061, corrected); H6 accepted.
+    ("E02", "H4", "accepted"),
+    ("E02", "H5", "accepted"),
+    ("E02", "H6", "accepted"),
     // H9 and H10 rejected (38.6 s and 34.2 s against 30 s); H11 accepted.
     ("E04", "H9", "rejected"),
     ("E04", "H10", "rejected"),

@@ -143,14 +143,14 @@ fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
     let runs = first.counts.runs;
 
     // One run changes: every other run is kept, and the site is the full build's.
-    let changed = "E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
+    let changed = "E04/runs/E04-invoice-cleanup-careful-s1-ladder.json";
     edit_record(root, changed, |run| {
         let d = run["attempts"][0]["duration_ms"]
             .as_u64()
             .expect("duration");
         run["attempts"][0]["duration_ms"] = (d + 1234).into();
     });
-    let unchanged_page = root.join("site/runs/E02-invoice-cleanup-fast-s1-ladder.html");
+    let unchanged_page = root.join("site/runs/E04-invoice-cleanup-fast-s1-ladder.html");
     let before = inode(&unchanged_page);
     let second = build_with(root, "site", Some(&cache));
     assert_eq!(second.kept, runs - 1);
@@ -166,9 +166,9 @@ fn rebuilds_keeping_unchanged_runs(in_place: Option<std::sync::Arc<InPlace>>) {
     // Files edited by hand in the served site are made again, not linked:
     // one of another size, and a record of the same size whose modification
     // time is put back (reuse is keyed on content, not size and time).
-    let edited = root.join("site/runs/E02-invoice-cleanup-fast-s1-ladder.html");
+    let edited = root.join("site/runs/E04-invoice-cleanup-fast-s1-ladder.html");
     fs::write(&edited, "edited by hand").expect("write");
-    let record = root.join("site/data/E02/runs/E02-invoice-cleanup-fast-s1-ladder.json");
+    let record = root.join("site/data/E04/runs/E04-invoice-cleanup-fast-s1-ladder.json");
     let mtime = fs::metadata(&record)
         .and_then(|m| m.modified())
         .expect("mtime");

@@ -7,8 +7,8 @@ use std::fs;
 
 use common::{built, decode as unescape, receipts, sample_copy, stderr};
 
-const RUN: &str = "experiments/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
-const PAGE: &str = "site/runs/E02-invoice-cleanup-careful-s1-ladder.html";
+const RUN: &str = "experiments/E04/runs/E04-invoice-cleanup-careful-s1-ladder.json";
+const PAGE: &str = "site/runs/E04-invoice-cleanup-careful-s1-ladder.html";
 
 /// The texts of each `<code>` inside `<pre>` in `html`, in order.
 fn blocks(html: &str) -> Vec<String> {

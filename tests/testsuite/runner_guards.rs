@@ -13,10 +13,10 @@ use common::{
     assert_each_fails, assert_exit, built, edit_json, read_json, receipts, reseal, stdout,
 };
 
-const RUN: &str = "E02-invoice-cleanup-careful-s1-ladder";
+const RUN: &str = "E04-invoice-cleanup-careful-s1-ladder";
 
 fn record(site: &Path) -> std::path::PathBuf {
-    site.join(format!("data/E02/runs/{RUN}.json"))
+    site.join(format!("data/E04/runs/{RUN}.json"))
 }
 
 /// Verifies the site and expects exit 1 with a failing `limits` receipt of
@@ -39,7 +39,7 @@ fn artifact_sha(site: &Path) -> String {
 fn the_registered_guards_are_on_the_run_page_and_hold_on_every_run() {
     let dir = built();
     let site = dir.path().join("site");
-    let experiment = read_json(&site.join("data/E02/experiment.json"));
+    let experiment = read_json(&site.join("data/E04/experiment.json"));
     assert_eq!(experiment["limits"]["max_call_usd"], 0.02);
     assert_eq!(experiment["limits"]["max_output_bytes"], 32768);
     let page = fs::read_to_string(site.join(format!("runs/{RUN}.html"))).expect("run page");

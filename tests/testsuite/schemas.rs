@@ -87,7 +87,7 @@ fn every_record_the_tool_writes_is_valid_under_its_schema() {
             .map(|(p, v)| (format!("showcase/{p}"), v)),
     );
     // A report the command exports.
-    let run = "E02-release-brief-careful-s2-ladder";
+    let run = "E02-release-brief-fast-s1-always-medium";
     let out = receipts(
         &site,
         &["export", run, "--root", ".", "--out", "report.json"],
@@ -130,8 +130,7 @@ fn every_record_the_tool_writes_is_valid_under_its_schema() {
 #[test]
 fn records_the_build_refuses_are_refused_by_their_schema() {
     let schemas = schemas();
-    let run =
-        read_json(&repo().join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json"));
+    let run = read_json(&repo().join("experiments/E04/runs/E04-release-brief-fast-s2-ladder.json"));
     let summary = read_json(&repo().join("experiments/E02/summary.json"));
     let forged: Vec<(&str, Value)> = vec![
         ("an unknown field", {

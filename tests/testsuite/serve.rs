@@ -137,7 +137,7 @@ fn serves_rebuilds_on_change_and_keeps_the_last_good_site() {
     assert!(changed.elapsed() < Duration::from_secs(10));
 
     // A broken input: the last good site stays served, with the error on the page.
-    let run = root.join("experiments/E02/runs/E02-release-brief-careful-s1-ladder.json");
+    let run = root.join("experiments/E04/runs/E04-release-brief-fast-s2-ladder.json");
     let json = fs::read_to_string(&run).expect("run");
     fs::write(&run, &json[..json.len() / 2]).expect("truncate");
     let page = wait_for(port, "/showcase.html", 10, |_, b| {
@@ -148,7 +148,7 @@ fn serves_rebuilds_on_change_and_keeps_the_last_good_site() {
         "the last good site is still served"
     );
     assert!(
-        page.contains("E02-release-brief-careful-s1-ladder.json"),
+        page.contains("E04-release-brief-fast-s2-ladder.json"),
         "the error names the file"
     );
     let (_, status) = get(port, "/_receipts/status").expect("status");

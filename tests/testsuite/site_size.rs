@@ -148,7 +148,7 @@ fn a_site_with_plain_records_keeps_full_run_pages() {
     let dir = common::built();
     let page = fs::read_to_string(
         dir.path()
-            .join("site/runs/E02-release-brief-careful-s2-ladder.html"),
+            .join("site/runs/E02-release-brief-fast-s1-always-medium.html"),
     )
     .expect("page");
     for full in [
@@ -177,7 +177,7 @@ fn a_forged_compact_page_or_a_patched_replay_script_fails() {
 
     // The page, not the record: an attempt that failed three of its checks
     // shown passing them all.
-    let page = "runs/E02-release-brief-careful-s2-ladder.html";
+    let page = "runs/E02-release-brief-fast-s1-always-medium.html";
     let text = fs::read_to_string(site.join(page)).expect("page");
     let (from, to) = ("<td>1 of 4 pass</td>", "<td>4 of 4 pass</td>");
     assert!(

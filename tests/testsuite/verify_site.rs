@@ -71,7 +71,7 @@ fn sha256sum_accepts_the_manifests() {
 #[test]
 fn one_flipped_byte_in_any_kind_of_file_is_named() {
     let kinds = [
-        "data/E02/runs/E02-release-brief-careful-s1-ladder.json",
+        "data/E04/runs/E04-release-brief-fast-s2-ladder.json",
         "data/E02/summary.json",
         "data/E01/results.csv",
         "data/E02/LOG.md",
@@ -86,7 +86,7 @@ fn one_flipped_byte_in_any_kind_of_file_is_named() {
         "regressions/R01.html",
         "regressions/R01/R01-edit-04-reporting.html",
         "experiments/E01.html",
-        "runs/E02-invoice-cleanup-fast-s3-ladder.html",
+        "runs/E02-release-brief-careful-s3-always-small.html",
         "index.html",
         "assets/style.css",
         "data/I01/inspect/tools.json",
@@ -122,7 +122,7 @@ fn a_flipped_byte_in_an_artifact_or_an_input_fails_its_receipts() {
     let dir = built();
     let site = dir.path().join("site");
     let run: serde_json::Value = serde_json::from_slice(
-        &fs::read(site.join("data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json"))
+        &fs::read(site.join("data/E04/runs/E04-invoice-cleanup-careful-s1-ladder.json"))
             .expect("run"),
     )
     .expect("json");
@@ -256,7 +256,7 @@ fn corrections_are_shown_and_needed() {
         text.contains("primary.policies[ladder].pass_rate_pct: recorded 88.9; recomputed 83.3"),
         "{text}"
     );
-    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.005818; recomputed 0.005839–0.00596"), "{text}");
+    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.005502; recomputed 0.005785–0.006014"), "{text}");
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn an_exported_report_verifies_on_its_own_and_fails_when_tampered() {
         dir.path(),
         &[
             "export",
-            "E02-release-brief-careful-s2-ladder",
+            "E02-release-brief-fast-s1-always-medium",
             "--out",
             "r.json",
         ],
@@ -309,7 +309,7 @@ fn an_exported_report_verifies_on_its_own_and_fails_when_tampered() {
         dir.path(),
         &[
             "export",
-            "E02-release-brief-careful-s2-ladder",
+            "E02-release-brief-fast-s1-always-medium",
             "--root",
             "site",
             "--out",
@@ -373,7 +373,7 @@ fn a_directory_that_is_not_a_site_is_unusable() {
 fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
     let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
-    let rel = "data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
+    let rel = "data/E04/runs/E04-invoice-cleanup-careful-s1-ladder.json";
     assert!(
         !site.join(rel).exists(),
         "the record is published only gzipped"
@@ -437,7 +437,7 @@ fn a_site_with_gzipped_records_verifies_and_a_changed_record_inside_fails() {
 fn a_plain_record_beside_its_gzipped_one_fails() {
     let dir = built_with(&["--compress-records"]);
     let site = dir.path().join("site");
-    let rel = "data/E02/runs/E02-invoice-cleanup-careful-s1-ladder.json";
+    let rel = "data/E04/runs/E04-invoice-cleanup-careful-s1-ladder.json";
     let record = receipts::gzip::decompress(
         &fs::read(site.join(format!("{rel}.gz"))).expect("read"),
         1 << 24,

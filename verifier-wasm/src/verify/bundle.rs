@@ -773,14 +773,16 @@ mod tests {
             .filter(|r| r.subject == "E02/summary.json" && r.claim.starts_with("findings["))
             .count();
         assert!(claims >= 5, "{claims} finding receipts");
-        // Without E01, H12 and the finding that reads E01 cannot be recomputed.
+        // Without E01, H4, H6 and the finding that read E01 cannot be recomputed.
         let alone = Scope::Experiment {
             experiment: "E02".into(),
             with: Vec::new(),
         };
         let failed = failing(&verify_files(&files, &alone));
         assert!(
-            failed.iter().any(|f| f.contains("hypotheses[H12].outcome")),
+            ["H4", "H6"].iter().all(|h| failed
+                .iter()
+                .any(|f| f.contains(&format!("hypotheses[{h}].outcome")))),
             "{failed:?}"
         );
         assert!(
