@@ -40,6 +40,10 @@ pub struct Target {
     /// use them and those that do not, which leaves each tier's own figures
     /// as they were.
     pub via: Vec<String>,
+    /// The cost's change against another policy's (exact) cost, in percent
+    /// as the source printed it, with its decimals: the cost is aimed where
+    /// both round as printed.
+    pub change: Option<(String, f64, usize)>,
 }
 
 impl Target {
@@ -50,6 +54,7 @@ impl Target {
             cost: Some(cost),
             time: time.map(|(mean, median)| (mean, Some(median))),
             via: Vec::new(),
+            change: None,
         }
     }
 
@@ -60,6 +65,7 @@ impl Target {
             cost,
             time: Some((mean_s, None)),
             via: Vec::new(),
+            change: None,
         }
     }
 
@@ -76,6 +82,16 @@ impl Target {
             cost,
             time: mean_s.map(|m| (m, None)),
             via: via.iter().map(|v| (*v).to_string()).collect(),
+            change: None,
+        }
+    }
+
+    /// The cost, besides, `percent` above (or, negative, below) the cost of
+    /// `policy`, printed with `decimals`.
+    pub fn changed_from(self, policy: &str, percent: f64, decimals: usize) -> Target {
+        Target {
+            change: Some((policy.to_string(), percent, decimals)),
+            ..self
         }
     }
 
@@ -235,13 +251,28 @@ pub fn solve(
         for &(t, cost) in &costed {
             let n = numbers(&m.0, &t.policy);
             let (low, high) = (n.cost_per_task_usd.low, n.cost_per_task_usd.high);
-            let (aim, slack) = cost_aim(cost, high - low).unwrap_or_else(|| {
+            let mut window = cost_window(cost, high - low).unwrap_or_else(|| {
                 panic!(
                     "{}: a cost range {:.6} wide cannot round to {cost:?}",
                     t.policy,
                     high - low,
                 )
             });
+            if let Some((other, percent, decimals)) = &t.change {
+                let base = numbers(&m.0, other).cost_per_task_usd.low;
+                let half = 0.5 / 10f64.powi(*decimals as i32);
+                let both = (
+                    window.0.max(base * (1.0 + (percent - half) / 100.0)),
+                    window.1.min(base * (1.0 + (percent + half) / 100.0)),
+                );
+                // Until the other policy's cost has settled the two may not meet.
+                if both.0 < both.1 {
+                    window = both;
+                } else {
+                    converged = false;
+                }
+            }
+            let (aim, slack) = ((window.0 + window.1) / 2.0, (window.1 - window.0) / 4.0);
             let error = low - aim;
             if error.abs() <= slack && cost_rounds_to(low, cost.0) && cost_rounds_to(high, cost.1) {
                 continue;
@@ -428,12 +459,12 @@ fn cost_rounds_to(cost: f64, target: f64) -> bool {
     (round_to(round_to(cost, 6), 4) - target).abs() < HALF_COST / 10.0
 }
 
-/// The low end to aim at for a cost range `width` wide that must round to
-/// `target` at both ends, and how far from it is close enough.
-fn cost_aim(target: (f64, f64), width: f64) -> Option<(f64, f64)> {
+/// Where the low end of a cost range `width` wide may lie for both its ends
+/// to round to `target`.
+fn cost_window(target: (f64, f64), width: f64) -> Option<(f64, f64)> {
     let lo = (target.0 - HALF_COST).max(target.1 - HALF_COST - width);
     let hi = (target.0 + HALF_COST).min(target.1 + HALF_COST - width);
-    (lo < hi).then(|| ((lo + hi) / 2.0, (hi - lo) / 4.0))
+    (lo < hi).then_some((lo, hi))
 }
 
 /// The positions of the middle value(s) among `n` sorted values.
@@ -499,10 +530,11 @@ mod tests {
 
     #[test]
     fn a_cost_range_aims_where_both_ends_round_right() {
-        let (aim, slack) = cost_aim((0.0058, 0.0060), 0.000115).expect("feasible");
+        let (lo, hi) = cost_window((0.0058, 0.0060), 0.000115).expect("feasible");
+        let (aim, slack) = ((lo + hi) / 2.0, (hi - lo) / 4.0);
         assert!(
             cost_rounds_to(aim - slack, 0.0058) && cost_rounds_to(aim + slack + 0.000115, 0.0060)
         );
-        assert!(cost_aim((0.0073, 0.0078), 0.0002).is_none());
+        assert!(cost_window((0.0073, 0.0078), 0.0002).is_none());
     }
 }
