@@ -9,7 +9,7 @@ use std::fs;
 
 use serde_json::json;
 
-use common::{built, edit_json, fails_with, receipts, sample_copy, stderr};
+use common::{built, edit_json, fails_with, receipts, reseal, sample_copy, stderr};
 
 #[test]
 fn a_decision_rule_edited_after_registration_fails_naming_the_file() {
@@ -167,5 +167,47 @@ fn an_experiment_without_a_preregistration_builds_and_says_its_hypotheses_are_ex
     fails_with(
         dir.path(),
         &["E04/registration.tsr: anchors the experiment's registration"],
+    );
+}
+
+#[test]
+fn a_simulated_run_relabelled_recorded_is_refused_and_relabelling_its_experiment_breaks_the_registration(
+) {
+    const RUN: &str = "E01-invoice-cleanup-careful-s1-always-large";
+    let relabel = |path: &std::path::Path| edit_json(path, |r| r["provenance"] = json!("recorded"));
+    let said = format!(
+        "runs/{RUN}.json: provenance: `recorded` but experiment E01 is registered simulated"
+    );
+    // The build refuses the relabelled run, naming its file and field.
+    let dir = sample_copy();
+    relabel(&dir.path().join(format!("experiments/E01/runs/{RUN}.json")));
+    let out = receipts(dir.path(), &["build", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+
+    // So does `verify`, on a built site relabelled and resealed.
+    let dir = built();
+    let site = dir.path().join("site");
+    relabel(&site.join(format!("data/E01/runs/{RUN}.json")));
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("data/E01/{said}")),
+        "{}",
+        stderr(&out)
+    );
+
+    // Relabelling the experiment with every run: its provenance is a
+    // registered rule.
+    let dir = sample_copy();
+    let e01 = dir.path().join("experiments/E01");
+    relabel(&e01.join("experiment.json"));
+    for run in fs::read_dir(e01.join("runs")).expect("runs") {
+        relabel(&run.expect("run").path());
+    }
+    fails_with(
+        dir.path(),
+        &["E01/experiment.json: registered rules (SHA-256)"],
     );
 }

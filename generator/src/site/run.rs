@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use receipts_verifier::cost::Cost;
 use receipts_verifier::layout;
-use receipts_verifier::model::{Provenance, Run};
+use receipts_verifier::model::Run;
 use receipts_verifier::verify::{Receipt, RunVerification, Status, Tally};
 
 use super::Origin;
@@ -240,7 +240,9 @@ pub fn run_view(
     };
     RunView {
         id: run.id.clone(),
-        simulated: run.provenance == Provenance::Simulated,
+        // A run is shown as simulated when it or its experiment says so: a
+        // run's own word cannot lift it out of a simulated experiment.
+        simulated: run.provenance.is_simulated() || e.provenance.is_simulated(),
         origin: super::run_origin(corpus, &loaded.runs[index]),
         experiment: e.id.clone(),
         experiment_href: experiment_href(&e.id),

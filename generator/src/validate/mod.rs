@@ -568,6 +568,18 @@ fn run_refs(
             ),
         ));
     }
+    if run.provenance != e.provenance {
+        return Err(InputError::at(
+            &file,
+            "provenance",
+            format!(
+                "`{}` but experiment {} is registered {}: an experiment's runs are all recorded or all simulated",
+                run.provenance.as_str(),
+                e.id,
+                e.provenance.as_str()
+            ),
+        ));
+    }
     if let Some(old) = &run.replaces {
         if !ids.contains(old.as_str()) || *old == run.id {
             return Err(InputError::at(

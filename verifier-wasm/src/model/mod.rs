@@ -99,6 +99,14 @@ impl Provenance {
     pub fn is_simulated(self) -> bool {
         self == Provenance::Simulated
     }
+
+    /// The word the record spells it with: `recorded` or `simulated`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Recorded => "recorded",
+            Provenance::Simulated => "simulated",
+        }
+    }
 }
 
 /// A file that the record names by path and pins by digest.

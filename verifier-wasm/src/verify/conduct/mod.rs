@@ -31,10 +31,13 @@ fn parallel_start(e: &Experiment, run: &Run) -> bool {
 
 /// Whether a run receipt's claim is one of the conduct receipts.
 pub fn is_conduct(claim: &str) -> bool {
-    claim.starts_with("policy `") || claim == "limits" || claim == "record is possible"
+    claim.starts_with("policy `")
+        || claim == "limits"
+        || claim == "record is possible"
+        || claim == "provenance"
 }
 
-/// The three conduct receipts of `run`, given whether each attempt passed
+/// The four conduct receipts of `run`, given whether each attempt passed
 /// its recomputed checks.
 pub fn conduct_receipts(
     subject: &str,
@@ -47,7 +50,26 @@ pub fn conduct_receipts(
         policy(subject, experiment, run, attempts_passed),
         limits(subject, experiment, run, facts),
         possible(subject, run, parallel_start(experiment, run)),
+        provenance(subject, experiment, run),
     ]
+}
+
+/// The run was made the way its experiment registered: a run of a
+/// simulated experiment is simulated, and one of a recorded experiment
+/// recorded. The experiment's provenance is part of its registered rules,
+/// so a simulated run relabelled `recorded` cannot be matched by relabelling
+/// the experiment without breaking the registration.
+fn provenance(subject: &str, e: &Experiment, run: &Run) -> Receipt {
+    let registered = e.provenance.as_str();
+    let problem = if run.provenance == e.provenance {
+        Ok("as registered".to_string())
+    } else {
+        Err(format!(
+            "the experiment is registered {registered}: its runs are all {registered}"
+        ))
+    };
+    let recorded = run.provenance.as_str().to_string();
+    verdict(subject, "provenance", recorded, problem)
 }
 
 fn verdict(

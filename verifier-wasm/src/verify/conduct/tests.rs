@@ -681,3 +681,36 @@ fn a_run_recorded_under_a_composed_policy_fails_its_policy() {
     assert_eq!(s, Status::Fail, "{why}");
     assert!(why.contains("composed from the runs of its tiers"), "{why}");
 }
+
+#[test]
+fn a_run_relabelled_against_its_experiments_provenance_fails_its_provenance() {
+    let mut e = experiment();
+    let mut r = run("one", vec![attempt("large", 0, "a")]);
+    let facts = RunFacts::of(&r, &e.prices);
+    let (s, why) = status(
+        &conduct_receipts("r.json", &e, &r, &[true], &facts),
+        "provenance",
+    );
+    assert_eq!(s, Status::Pass, "{why}");
+    // A simulated run relabelled as recorded, in a simulated experiment.
+    r.provenance = crate::model::Provenance::Recorded;
+    let receipts = conduct_receipts("r.json", &e, &r, &[true], &facts);
+    let (s, why) = status(&receipts, "provenance");
+    assert_eq!(s, Status::Fail, "{why}");
+    assert_eq!(
+        why,
+        "the experiment is registered simulated: its runs are all simulated"
+    );
+    let relabelled = receipts
+        .iter()
+        .find(|x| x.claim == "provenance")
+        .expect("provenance");
+    assert_eq!(relabelled.recorded, "recorded");
+    // Both relabelled agree.
+    e.provenance = crate::model::Provenance::Recorded;
+    let (s, why) = status(
+        &conduct_receipts("r.json", &e, &r, &[true], &facts),
+        "provenance",
+    );
+    assert_eq!(s, Status::Pass, "{why}");
+}
