@@ -51,7 +51,11 @@ pub fn simulate_run(ctx: &mut RunContext<'_>, cell: &Cell, start: i64) -> (Run, 
         let key = format!("{}/{}/{index}", plan.id, cell.run_id());
         let mut sim = AttemptSim::new(ctx, cell, tier, &key, at);
         sim.certain = certain(index);
-        sim.cut_at = (cell.incident == Some(Incident::RunLimitCut) && index == 1).then_some(limit);
+        // A run-limit cut falls on the second tier, or on a single-tier
+        // policy's one tier.
+        let cut_tier = usize::from(policy.tiers.len() > 1);
+        sim.cut_at =
+            (cell.incident == Some(Incident::RunLimitCut) && index == cut_tier).then_some(limit);
         let (attempt, passed) = sim.run(index);
         (attempt, passed, sim.t)
     };

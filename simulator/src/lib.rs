@@ -435,7 +435,7 @@ fn run_tuned(
     t: i64,
     tuning: &Tuning,
 ) -> (Run, i64) {
-    let scales = tuning.scales(&cell.policy);
+    let scales = tuning.scales(&cell.policy, cell.incident == Some(Incident::RunLimitCut));
     let Some(target) = tuning.wall(&cell.run_id()) else {
         return run_cell(plan, fixtures, objects, cell, t, scales);
     };
@@ -555,7 +555,7 @@ The sample repeats the shape of a real routing study: [3](#registered) task fami
 
 Its figures are calibrated: for E01, E02 and E04 the simulator scales its token counts and latencies until they publish the pass rates, costs and times of the study it imitates.
 
-It also repeats the study's mistakes, on purpose. In E02 a call timed out and lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged the ladder's cost only over the cells whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
+It also repeats the study's mistakes, on purpose. In E02 the run's time limit cut a call, which lost its usage, and the token ledger stopped a run after it had already called the provider. The first published summary averaged the ladder's cost only over the cells whose cost was known and counted the rerun instead of the stopped run. Both figures were corrected; the corrections are on record, and the site shows the original figure struck through beside the recomputed one.
 
 Open any run to replay it turn by turn: the action the model chose, the runtime's permission decision, the transcript as the model saw it (the planted injection marked where it was read), the artifact and every check with its evidence.
 

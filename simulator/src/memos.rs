@@ -34,9 +34,9 @@ What we tried, what happened, and what we ask for, the most important first.
 
 ## What happened
 
-- A call that timed out returned no usage, so its cost became a bound: the ladder in E02 recorded [](#E02.ladder.timeouts) timeout, and its cost per task is [](#E02.ladder.cost_per_task_usd), a range instead of a figure.
+- A run that reached its time limit during a call got no usage back for that call, so its cost became a bound: in E02 the ladder's cost per task is [](#E02.ladder.cost_per_task_usd), a range instead of a figure.
 - Reasoning spends the output budget. With E01's budget of [2,048](#registered) output tokens, the small tier's calls stopped on their budget [](#E01.always-small.truncations) times in [](#E01.always-small.runs) runs, and it passed [](#E01.always-small.pass_rate_pct) of tasks (the large tier's, [](#E01.always-large.truncations) times); with E02's budget of [8,192](#registered) output tokens, [](#E02.always-small.truncations) times in [](#E02.always-small.runs) runs, and it passed [](#E02.always-small.pass_rate_pct).
-- Throughput differs by tier: in E02, always-medium's calls ran at [](#E02.always-medium.throughput_tps) and always-large's at [](#E02.always-large.throughput_tps).
+- Throughput differs by tier: in E02, always-medium's calls ran at [](#E02.always-medium.throughput_tps) and always-large's at [](#E02.always-large.throughput_tps). Call by call, the median small-tier call was served at [](#E02.always-small.median_tps), the median medium-tier call at [](#E02.always-medium.median_tps) and the median large-tier call at [](#E02.always-large.median_tps).
 - The large tier reports no prompt-cache counters, so the cache use of its calls is shown as not reported, never as none.
 
 ## What we ask for

@@ -325,7 +325,7 @@ fn first_publication_mistakes(
                 field: "primary.policies[ladder].cost_per_task_usd".to_string(),
                 original: serde_json::json!({"low": original, "high": original}),
                 corrected: serde_json::to_value(ladder.cost_per_task_usd).unwrap_or_default(),
-                reason: "The first figure averaged only the cells whose cost was known and left out the cell whose call timed out and lost its usage. Its cost is now carried as a bound.".to_string(),
+                reason: "The first figure averaged only the cells whose cost was known and left out the cell whose run was cut at its time limit, losing a call's usage. Its cost is now carried as a bound.".to_string(),
                 corrected_at: corrected_at.clone(),
                 published_in: None,
             });

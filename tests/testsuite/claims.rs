@@ -30,7 +30,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
     let dir = sample_copy();
     set_headline(
         dir.path(),
-        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [1.4–5.2% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
+        &format!("In E02 the ladder passed [83.3%](#E02.ladder.pass_rate_pct) of tasks against [77.8%](#E02.always-large.pass_rate_pct), at [lower](#{LADDER_CHANGE}) cost per task: [1.5–5.5% lower](#{LADDER_CHANGE}), under a [30 s](#registered) target."),
     );
     let out = build_strict(dir.path());
     assert_exit(&out, 0, "the corrected headline");
@@ -41,7 +41,7 @@ fn the_corrected_headline_written_with_references_renders_its_figures_and_passes
         headline.contains("title=\"E02.ladder.pass_rate_pct: recomputed 83.3%\">83.3%<span class=\"mark\"> ✓</span>"),
         "{headline}"
     );
-    assert!(headline.contains("recomputed 1.4–5.2% lower"), "{headline}");
+    assert!(headline.contains("recomputed 1.5–5.5% lower"), "{headline}");
     assert!(
         !headline.contains("](#") && !headline.contains("href=\"#E02"),
         "the link never reaches the page: {headline}"
@@ -84,7 +84,7 @@ fn the_first_published_headline_bound_to_the_figures_fails_showing_both_values()
         dir.path(),
         &[
             "headline: [89%](#E02.ladder.pass_rate_pct): recorded 89%; recomputed the figure is 83.3",
-            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -5.2"),
+            &format!("headline: [33% lower](#{LADDER_CHANGE}): recorded 33% lower; recomputed the figure lies between -5.5"),
         ],
     );
 }
@@ -139,7 +139,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
         s["findings"] = json!([
             format!("The ladder is [cheaper](#{straddles}) than E04's always-large."),
             format!("The ladder is [dearer](#{LADDER_CHANGE}) than always-large."),
-            format!("The ladder is [1.4–5.2% higher](#{LADDER_CHANGE}) in cost."),
+            format!("The ladder is [1.5–5.5% higher](#{LADDER_CHANGE}) in cost."),
         ]);
     });
     fails_with(
@@ -149,7 +149,7 @@ fn a_comparison_word_the_bounds_do_not_carry_fails() {
             "not wholly below zero",
             "findings[1]: [dearer]",
             "not wholly above zero",
-            "findings[2]: [1.4–5.2% higher]",
+            "findings[2]: [1.5–5.5% higher]",
         ],
     );
 }
@@ -382,7 +382,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
     let dir = sample_copy();
     let findings = [
         "The ladder passed [more](#E02.ladder.pass_rate_pct) tasks.",
-        &format!("It cut cost by [1.4–5.2%](#{LADDER_CHANGE})."),
+        &format!("It cut cost by [1.5–5.5%](#{LADDER_CHANGE})."),
         "It cost [under $1](#E02.ladder.cost_per_task_usd).",
         "It cost [$0.01](#E02.ladder.cost_per_task_usd) per task.",
         "It passed [８３.３%](#E02.ladder.pass_rate_pct).",
@@ -397,7 +397,7 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
         dir.path(),
         &[
             "findings[0]: [more](#E02.ladder.pass_rate_pct): recorded more; recomputed `more` says a direction of a figure that is not a change",
-            "findings[1]: [1.4–5.2%]",
+            "findings[1]: [1.5–5.5%]",
             "does not say which way",
             "findings[2]: [under $1]",
             "says `under`: a claim states the figure",
@@ -734,7 +734,7 @@ fn bound_numbers_in_that_prose_pass_and_documentation_says_its_numbers_are_not_c
     });
     edit_json(&root.join("showcase/showcase.json"), |s| {
         s["runs"][3]["note"] = json!(
-            "A call timed out and lost its usage: the ladder recorded [](#E02.ladder.timeouts) timeout, and its cost is a bound."
+            "A call cut at the run's time limit lost its usage: the ladder cost [](#E02.ladder.cost_per_task_usd) per task, a bound."
         );
     });
     assert_exit(&build_strict(root), 0, "bound numbers");

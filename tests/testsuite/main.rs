@@ -43,6 +43,7 @@ mod schemas;
 mod serve;
 mod shards;
 mod site_size;
+mod throughput;
 mod verify_site;
 mod wasm_size;
 mod workflows;

@@ -48,6 +48,11 @@ const PUBLISHED: &[Figure] = &[
     // in 1 of 18 runs.
     ("E02", "always-small", "pass_rate_pct", "61.1"),
     ("E02", "always-small", "truncations", "1"),
+    // E02, the median call's served throughput per tier, in completion
+    // tokens per second of call time: Lightning 264, Super 125, Ultra 138.
+    ("E02", "always-small", "median_tps", "264"),
+    ("E02", "always-medium", "median_tps", "125"),
+    ("E02", "always-large", "median_tps", "138"),
     // E04: every policy's pass rate ± its spread across seeds, cost per
     // task, mean and median time.
     ("E04", "ladder", "pass_rate_pct", "94.4"),
@@ -138,7 +143,8 @@ fn every_outcome_the_source_published_is_the_sample_s() {
 }
 
 /// A figure at the source's precision: a cost to four decimals (a range
-/// where its ends differ), a count as a whole number, anything else to one.
+/// where its ends differ), a count and a median call's throughput as whole
+/// numbers, anything else to one decimal.
 fn as_printed(field: &str, value: &Value) -> String {
     if let Some(n) = value.as_u64() {
         return n.to_string();
@@ -151,6 +157,8 @@ fn as_printed(field: &str, value: &Value) -> String {
         } else {
             format!("{low}–{high}")
         }
+    } else if field == "median_tps" {
+        number(value, 0)
     } else {
         number(value, 1)
     }
@@ -173,20 +181,19 @@ fn every_figure_the_source_published_is_the_sample_s() {
 }
 
 /// The ladder's cost against always-large's, as the source printed the
-/// change in percent (to whole points): experiment, and the change's ends.
-/// (E02's, −1.5% to −5.5%, is printed to a tenth of a point; the sample's
-/// cost range is a little narrower than the source's, so its change reads
-/// −1.4% to −5.2%, and it is left out here.)
-const CHANGES: &[(&str, &str, &str)] = &[
-    // E01: −34%; E04: +24% to +32%.
-    ("E01", "-34", "-34"),
-    ("E04", "24", "32"),
+/// change in percent: experiment, the change's ends (of the cost's low and
+/// high ends), and the decimals it was printed with.
+const CHANGES: &[(&str, &str, &str, usize)] = &[
+    // E01: −34%; E02: 1.5–5.5% cheaper; E04: +24% to +32%.
+    ("E01", "-34", "-34", 0),
+    ("E02", "-5.5", "-1.5", 1),
+    ("E04", "24", "32", 0),
 ];
 
 #[test]
 fn every_cost_change_the_source_published_is_the_sample_s() {
     let mut differ = Vec::new();
-    for (experiment, low, high) in CHANGES {
+    for (experiment, low, high, decimals) in CHANGES {
         let summary =
             read_json(&common::repo().join(format!("experiments/{experiment}/summary.json")));
         let cost = |policy: &str, end: &str| {
@@ -200,12 +207,58 @@ fn every_cost_change_the_source_published_is_the_sample_s() {
             cost("always-large", "high"),
             "always-large's cost is exact"
         );
-        let change = |end: &str| format!("{:.0}", (cost("ladder", end) - large) / large * 100.0);
+        let change = |end: &str| {
+            let percent = (cost("ladder", end) - large) / large * 100.0;
+            format!("{percent:.decimals$}")
+        };
         let sample = (change("low"), change("high"));
         if (sample.0.as_str(), sample.1.as_str()) != (*low, *high) {
             differ.push(format!(
                 "{experiment}: published {low}% to {high}%, the sample {}% to {}%",
                 sample.0, sample.1
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// Where the source lost a call's usage: runs cut at the 180 s run limit,
+/// one in E02 and two in E04, and calls past the 45 s client timeout in
+/// E03 only (E04 registered that none would time out, and none did).
+const LOST_USAGE: &[(&str, usize, bool)] = &[
+    // Experiment, runs cut at the run limit, whether a call timed out.
+    ("E01", 0, false),
+    ("E02", 1, false),
+    ("E03", 0, true),
+    ("E04", 2, false),
+];
+
+#[test]
+fn every_lost_usage_is_where_the_source_lost_it() {
+    let mut differ = Vec::new();
+    for (experiment, cut, timed_out) in LOST_USAGE {
+        let dir = common::repo().join(format!("experiments/{experiment}/runs"));
+        let (mut runs_cut, mut timeouts) = (0, 0);
+        for entry in std::fs::read_dir(&dir).expect("runs") {
+            let run = read_json(&entry.expect("run").path());
+            let calls: Vec<&Value> = run["attempts"]
+                .as_array()
+                .expect("attempts")
+                .iter()
+                .flat_map(|a| a["calls"].as_array().expect("calls"))
+                .collect();
+            let lost = |status: &str| {
+                calls
+                    .iter()
+                    .filter(|c| c["status"] == status && c["usage"].is_null())
+                    .count()
+            };
+            runs_cut += usize::from(lost("aborted") > 0);
+            timeouts += lost("timeout");
+        }
+        if (runs_cut, timeouts > 0) != (*cut, *timed_out) {
+            differ.push(format!(
+                "{experiment}: {runs_cut} runs cut, {timeouts} calls timed out; the source: {cut} cut, timeouts {timed_out}"
             ));
         }
     }

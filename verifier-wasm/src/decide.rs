@@ -382,6 +382,7 @@ mod tests {
             empty_responses: 0,
             retries: 0,
             throughput_tps: 100.0,
+            median_tps: Some(100.0),
         }
     }
 

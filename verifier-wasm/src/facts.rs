@@ -141,6 +141,9 @@ pub struct AttemptFacts {
     pub completion_tokens: u64,
     /// Call latency in milliseconds, over the calls whose usage is known.
     pub latency_ms: u64,
+    /// Each call's completion tokens per second of its latency, over the
+    /// calls whose usage is known and whose latency is not zero, in order.
+    pub call_tps: Vec<f64>,
 }
 
 impl RunFacts {
@@ -164,7 +167,11 @@ impl RunFacts {
                     empty_responses: a.empty_responses().count() as u64,
                     retries: count(a.calls.iter(), |c| c.retry_of.is_some()),
                     completion_tokens: known.clone().map(|(u, _)| u.completion_tokens).sum(),
-                    latency_ms: known.map(|(_, c)| c.latency_ms).sum(),
+                    latency_ms: known.clone().map(|(_, c)| c.latency_ms).sum(),
+                    call_tps: known
+                        .filter(|(_, c)| c.latency_ms > 0)
+                        .map(|(u, c)| u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64)
+                        .collect(),
                 }
             })
             .collect();

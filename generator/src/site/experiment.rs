@@ -265,7 +265,7 @@ const fn col(
     }
 }
 
-const POLICY_COLUMNS: [Column; 12] = [
+const POLICY_COLUMNS: [Column; 13] = [
     col("runs", "Runs", "", ""),
     col("pass_rate_pct", "Tasks passed", "", "%"),
     col("pass_rate_sd_pct", "± SD (seeds)", "", ""),
@@ -278,9 +278,10 @@ const POLICY_COLUMNS: [Column; 12] = [
     col("empty_responses", "Empty replies", "", ""),
     col("retries", "Retries", "", ""),
     col("throughput_tps", "Throughput", "", " tok/s"),
+    col("median_tps", "Median call", "", " tok/s"),
 ];
 
-const TIER_COLUMNS: [Column; 9] = [
+const TIER_COLUMNS: [Column; 10] = [
     col("attempts", "Attempts", "", ""),
     col("pass_rate_pct", "Attempts passed", "", "%"),
     col("total_cost_usd", "Total cost", "$", ""),
@@ -290,6 +291,7 @@ const TIER_COLUMNS: [Column; 9] = [
     col("empty_responses", "Empty replies", "", ""),
     col("retries", "Retries", "", ""),
     col("throughput_tps", "Throughput", "", " tok/s"),
+    col("median_tps", "Median call", "", " tok/s"),
 ];
 
 /// The rows of a numbers table: `policies` keyed by `policy`, or `tiers` by `tier`.

@@ -64,12 +64,13 @@ pub(super) fn e02(e01: &ExperimentPlan) -> ExperimentPlan {
         id(program, "careful", 1, "always-large"),
         Incident::LedgerStopBeforeCall,
     );
-    // A read that timed out and lost its usage, in a cell where the
-    // ladder pays for every tier: the cost of the medium tier, and of the
-    // ladder, is a bound.
+    // A run the 180 s run limit cut while it wrote its artifact, as the
+    // source's E02 lost one call's usage, in a cell where the ladder pays
+    // for every tier: the cost of the medium tier, and of the ladder, is a
+    // bound.
     incidents.insert(
         id(research, "fast", 1, "always-medium"),
-        Incident::CallTimeout,
+        Incident::RunLimitCut,
     );
     // The small tier's one run out of output budget while it reasoned.
     incidents.insert(
@@ -115,10 +116,19 @@ pub(super) fn e02(e01: &ExperimentPlan) -> ExperimentPlan {
         incidents,
         forced,
         calibration: vec![
-            Target::mean("always-large", Some((0.0061, 0.0061)), 7.2),
+            // Each tier's median call served as fast as the source
+            // measured it in E02: 264, 125 and 138 tokens a second.
+            Target::mean("always-large", Some((0.0061, 0.0061)), 7.2).serving(138.0),
+            // Not a figure the source printed: the small tier's runs as
+            // quick as the ladder's mean, with one cell's 180 s cut run in
+            // it, leaves them.
+            Target::mean("always-small", None, 28.4).serving(264.0),
+            Target::throughput("always-medium", 125.0),
             // Composed: its cost from the small and medium tiers', its
             // time from which tier runs its cells use.
-            Target::composed("ladder", &["always-small", "always-medium"], Some((0.0058, 0.0060)), Some(54.1)),
+            // Its cost 5.5% to 1.5% below always-large's, as printed.
+            Target::composed("ladder", &["always-small", "always-medium"], Some((0.0058, 0.0060)), Some(54.1))
+                .changed_from_range("always-large", (-5.5, -1.5), 1),
         ],
         ..e01.clone()
     }

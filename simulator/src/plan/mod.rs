@@ -71,8 +71,9 @@ pub enum Incident {
     LedgerStopAfterCall,
     /// The ledger stops the run before any call is sent.
     LedgerStopBeforeCall,
-    /// The run reaches its time limit while its second tier writes the
-    /// artifact: that call is cut, its usage is lost, and the run ends.
+    /// The run reaches its time limit while its second tier (a single-tier
+    /// policy's one tier) writes the artifact: that call is cut, its usage
+    /// is lost, and the run ends.
     RunLimitCut,
     /// The provider refuses the first call's key (HTTP 401): the attempt
     /// ends in an error and the run halts, whatever its policy.

@@ -55,6 +55,8 @@ impl Names {
                             empty_responses: 0,
                             retries: 0,
                             throughput_tps: 0.0,
+                            // Named whenever a call's usage is known.
+                            median_tps: Some(0.0),
                         })
                         .collect(),
                     tiers: Vec::new(),

@@ -117,6 +117,12 @@ pub struct PolicyNumbers {
     pub retries: u64,
     /// Completion tokens per second of call time, over calls with known usage.
     pub throughput_tps: f64,
+    /// The median call's completion tokens per second of its own time, over
+    /// calls with known usage: the throughput a provider served, which one
+    /// slow call does not move as it moves `throughput_tps`. Absent when no
+    /// call's usage is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_tps: Option<f64>,
 }
 
 /// The numbers published for one tier, over every attempt made on it.
@@ -150,6 +156,12 @@ pub struct TierNumbers {
     pub retries: u64,
     /// Completion tokens per second of call time, over calls with known usage.
     pub throughput_tps: f64,
+    /// The median call's completion tokens per second of its own time, over
+    /// calls with known usage: the throughput a provider served, which one
+    /// slow call does not move as it moves `throughput_tps`. Absent when no
+    /// call's usage is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_tps: Option<f64>,
 }
 
 /// A cost in USD that is exact when `low == high` and a bound when some usage was lost.

@@ -150,6 +150,7 @@ fn policy_numbers(policy: &str, outcomes: &[Outcome<'_>]) -> PolicyNumbers {
         empty_responses: counts.empty_responses,
         retries: counts.retries,
         throughput_tps: counts.throughput_tps,
+        median_tps: counts.median_tps,
     }
 }
 
@@ -185,6 +186,7 @@ fn tier_numbers(tier: &str, runs: &[JudgedRun<'_>]) -> Result<Option<TierNumbers
         empty_responses: counts.empty_responses,
         retries: counts.retries,
         throughput_tps: counts.throughput_tps,
+        median_tps: counts.median_tps,
     }))
 }
 
@@ -198,6 +200,8 @@ struct CallCounts {
     retries: u64,
     /// Completion tokens per second of call time over the calls whose usage is known.
     throughput_tps: f64,
+    /// The median call's completion tokens per second, over those calls.
+    median_tps: Option<f64>,
 }
 
 impl CallCounts {
@@ -210,6 +214,13 @@ impl CallCounts {
             empty_responses: sum(|a| a.empty_responses),
             retries: sum(|a| a.retries),
             throughput_tps: per_second(sum(|a| a.completion_tokens), sum(|a| a.latency_ms)),
+            median_tps: {
+                let speeds: Vec<f64> = attempts
+                    .iter()
+                    .flat_map(|a| a.call_tps.iter().copied())
+                    .collect();
+                (!speeds.is_empty()).then(|| median(&speeds))
+            },
         }
     }
 }
@@ -310,6 +321,7 @@ pub fn rounded(a: &Analysis) -> Analysis {
                 mean_time_s: round_to(p.mean_time_s, 1),
                 median_time_s: round_to(p.median_time_s, 1),
                 throughput_tps: round_to(p.throughput_tps, 1),
+                median_tps: p.median_tps.map(|v| round_to(v, 1)),
                 ..p.clone()
             })
             .collect(),
@@ -320,6 +332,7 @@ pub fn rounded(a: &Analysis) -> Analysis {
                 pass_rate_pct: round_to(t.pass_rate_pct, 1),
                 total_cost_usd: cost(t.total_cost_usd),
                 throughput_tps: round_to(t.throughput_tps, 1),
+                median_tps: t.median_tps.map(|v| round_to(v, 1)),
                 ..t.clone()
             })
             .collect(),
@@ -336,6 +349,57 @@ mod tests {
         let rates = [100.0, pct(5, 6), 100.0];
         assert_eq!(round_to(mean(&rates), 1), 94.4);
         assert_eq!(round_to(sample_sd(&rates), 1), 9.6);
+    }
+
+    /// An attempt's facts from calls of `(completion tokens, latency ms)`,
+    /// `None` for a call whose usage was lost.
+    fn attempt(calls: &[(Option<u64>, u64)]) -> AttemptFacts {
+        let calls: Vec<serde_json::Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (tokens, latency))| {
+                serde_json::json!({
+                    "request_id": format!("c{i}"), "model_requested": "m", "model_echoed": "m",
+                    "started_at": "2026-01-02T00:00:00Z", "latency_ms": latency,
+                    "usage": tokens.map(|t| serde_json::json!({
+                        "prompt_tokens": 100, "completion_tokens": t, "reasoning_tokens": null,
+                        "cache_hit_tokens": null, "cache_miss_tokens": null})),
+                    "finish_reason": "stop", "max_tokens": 1000, "prompt_tokens_reserved": 100,
+                    "status": if tokens.is_some() { "ok" } else { "timeout" }
+                })
+            })
+            .collect();
+        let run: crate::model::Run = serde_json::from_value(serde_json::json!({
+            "format_version": 1, "kind": "run", "id": "r", "experiment": "E", "task": "t",
+            "profile": "p", "seed": 1, "policy": "one", "provenance": "simulated",
+            "started_at": "2026-01-02T00:00:00Z",
+            "attempts": [{"tier": "small", "started_at": "2026-01-02T00:00:00Z",
+                "duration_ms": 1000, "turns": [], "calls": calls, "inputs": [],
+                "artifact": null, "checks": [], "end": {"reason": "finished"}}],
+            "outcome": {"passed": false, "passed_tier": null}
+        }))
+        .expect("run");
+        let prices = crate::model::PriceTable {
+            version: "v".into(),
+            currency: "USD".into(),
+            models: BTreeMap::new(),
+        };
+        RunFacts::of(&run, &prices).attempts.remove(0)
+    }
+
+    #[test]
+    fn the_median_call_speed_is_not_moved_by_one_slow_call() {
+        // Calls at 100, 200, 300 and 5 tokens a second (a call of no time
+        // has no speed, a lost one no tokens): pooled, the slow call drags
+        // the throughput to 61.4; the median call is at 150.
+        let a = attempt(&[(Some(100), 1000), (Some(400), 2000), (Some(300), 1000)]);
+        let b = attempt(&[(Some(50), 10_000), (None, 45_000), (Some(10), 0)]);
+        let counts = CallCounts::of(&[&a, &b]);
+        assert_eq!(counts.median_tps, Some(150.0));
+        assert_eq!(round_to(counts.throughput_tps, 1), 61.4);
+        // No call with usage and time: no median, never 0.
+        let lost = attempt(&[(None, 45_000)]);
+        assert_eq!(CallCounts::of(&[&lost]).median_tps, None);
     }
 
     #[test]
