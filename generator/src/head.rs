@@ -48,16 +48,15 @@ impl RunHead {
                 .position(|t| t.id == a.tier)
                 .unwrap_or(0);
             for c in &a.calls {
-                let (Some(u), Ok(t)) = (c.usage, time::parse(&c.started_at)) else {
+                let (Some(u), Some(tokens_per_second), Ok(t)) =
+                    (c.usage, c.tokens_per_second(), time::parse(&c.started_at))
+                else {
                     continue;
                 };
-                if c.latency_ms == 0 {
-                    continue;
-                }
                 calls.push(CallSketch {
                     series,
                     started_ms: t.0,
-                    tokens_per_second: u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64,
+                    tokens_per_second,
                     prompt_tokens: u.prompt_tokens,
                     cache_hit_tokens: u.cache_hit_tokens,
                 });

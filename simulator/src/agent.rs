@@ -221,10 +221,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             return (stop, false);
         }
         let task = self.ctx.fixture.task.clone();
-        for (i, input) in task.inputs.iter().enumerate() {
-            let timeout = incident == Some(Incident::CallTimeout) && i == 1;
+        for input in &task.inputs {
             let args = json!({"path": input.path});
-            match self.call(timeout, false) {
+            match self.call(false, false) {
                 CallResult::TimedOut(id) | CallResult::Failed(id) => {
                     self.no_action(
                         &id,
@@ -272,6 +271,9 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         }
         if let Some(limit) = self.cut_at {
             return (self.cut(limit), false);
+        }
+        if incident == Some(Incident::CallTimeout) {
+            return (self.timed_out(), false);
         }
         let Some(mut artifact) = self.write_artifact() else {
             return self.out_of_output(None, false);
@@ -367,6 +369,22 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
             "the run reached its {} s limit during a provider call, which was cut",
             self.ctx.plan.limits().max_run_ms / 1000
         );
+        self.finish_attempt(None, EndReason::TimeLimit, Some(&why))
+    }
+
+    /// The artifact-writing call passes the call timeout: no response, its
+    /// usage lost, and the attempt ends there.
+    fn timed_out(&mut self) -> Attempt {
+        let after = self.ctx.plan.max_call_ms.unwrap_or(45_000) / 1000;
+        if let CallResult::TimedOut(id) = self.call(true, false) {
+            self.no_action(
+                &id,
+                &format!(
+                    "no response: the call passed the {after} s timeout and its usage was lost"
+                ),
+            );
+        }
+        let why = format!("the provider call timed out after {after} s");
         self.finish_attempt(None, EndReason::TimeLimit, Some(&why))
     }
 
@@ -578,7 +596,8 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
                 CallStatus::Aborted,
             )
         } else if timeout {
-            (None, 45_000, None, CallStatus::Timeout)
+            let limit = self.ctx.plan.max_call_ms.unwrap_or(45_000);
+            (None, limit, None, CallStatus::Timeout)
         } else {
             let (reasoning, visible) = if truncate {
                 (budget, 0)

@@ -63,6 +63,45 @@ fn find<'a>(a: &'a Analysis, id: &str) -> Option<&'a PolicyNumbers> {
     a.policies.iter().find(|p| p.policy == id)
 }
 
+/// The headline of a study stopped before its grid was complete: its
+/// hypotheses not decided, and the first latency policy (or the ladder, or
+/// the first other policy) against always-large on the cells that ran,
+/// each figure claimed as run.
+pub fn stopped_headline(e: &str, a: &Analysis) -> String {
+    let stopped = "Simulated: the study was stopped before its grid was complete (see its deviations), and its hypotheses are not decided.";
+    let large = find(a, "always-large");
+    let other = find(a, "speculative")
+        .or_else(|| find(a, "ladder"))
+        .or_else(|| a.policies.iter().find(|p| p.policy != "always-large"));
+    let (Some(x), Some(l)) = (large, other) else {
+        return stopped.to_string();
+    };
+    let run = format!("{e}/as-run");
+    let cells = if l.incomplete_cells > 0 {
+        format!(
+            "[{}](#{run}.{}.runs) cells with every tier's run",
+            l.runs, l.policy
+        )
+    } else {
+        format!(
+            "cells that ran, [{}](#{run}.{}.runs) of them",
+            l.runs, l.policy
+        )
+    };
+    format!(
+        "{stopped} On the {cells}, {} answered in [{:.1} s](#{run}.{}.mean_time_s) on average, at {} a task against {} for always-large.",
+        match l.policy.as_str() {
+            "speculative" => "the speculative ladder".to_string(),
+            "ladder" => "the ladder".to_string(),
+            other => other.to_string(),
+        },
+        l.mean_time_s,
+        l.policy,
+        cost(&run, l),
+        cost(&run, x),
+    )
+}
+
 /// The headline: the ladder (or the first other policy) against always-large.
 pub fn headline(e: &str, a: &Analysis) -> String {
     let large = find(a, "always-large");

@@ -248,7 +248,7 @@ fn write_experiment_limited(
     let runs_cut: BTreeSet<String> = plan
         .incidents
         .iter()
-        .filter(|(_, i)| **i == Incident::RunLimitCut)
+        .filter(|(_, i)| i.loses_usage())
         .map(|(id, _)| id.clone())
         .collect();
     let tuning = calibrate::solve(&draft, &plan.calibration, &runs_cut, &mut |tuning| {
@@ -351,9 +351,38 @@ fn simulate(
         cells.truncate(n);
     }
     let mut reruns = Vec::new();
+    let mut deviations = Vec::new();
+    let mut logged = Vec::new();
     // Tier memory: the tier each task last passed on, by index.
     let mut memory: BTreeMap<String, usize> = BTreeMap::new();
-    for cell in &mut cells {
+    for (index, cell) in cells.iter_mut().enumerate() {
+        if let Some(pause) = plan.pauses.iter().find(|p| p.after == index) {
+            // Stopped after the run before, and taken up again later.
+            let mut log = |t: i64, kind: DeviationKind, reason: String| {
+                let logged_at =
+                    receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
+                deviations.push(format!("{logged_at}: {reason}"));
+                logged.push(Deviation {
+                    id: format!("D{}", logged.len() + 1),
+                    logged_at,
+                    kind,
+                    reason,
+                    runs: Vec::new(),
+                });
+            };
+            log(
+                t,
+                DeviationKind::Stop,
+                format!("The study stopped. {}", pause.reason),
+            );
+            t += pause.gap_ms;
+            log(
+                t,
+                DeviationKind::Resume,
+                format!("The study resumed. {}", pause.resume),
+            );
+            t += 60_000;
+        }
         let policy = plan.policy(&cell.policy);
         let remembers = policy.kind == PolicyKind::TierMemory;
         if remembers {
@@ -380,8 +409,6 @@ fn simulate(
         }
         runs.push(run);
     }
-    let mut deviations = Vec::new();
-    let mut logged = Vec::new();
     if let Some((_, reason)) = &plan.stop {
         let logged_at = receipts_verifier::time::format(receipts_verifier::time::UnixMillis(t));
         // The log tells the deviation in the record's own words.
@@ -435,7 +462,10 @@ fn run_tuned(
     t: i64,
     tuning: &Tuning,
 ) -> (Run, i64) {
-    let scales = tuning.scales(&cell.policy, cell.incident == Some(Incident::RunLimitCut));
+    let scales = tuning.scales(
+        &cell.policy,
+        cell.incident.is_some_and(Incident::loses_usage),
+    );
     let Some(target) = tuning.wall(&cell.run_id()) else {
         return run_cell(plan, fixtures, objects, cell, t, scales);
     };
@@ -523,7 +553,7 @@ fn write_showcase(out: &mut Files, runs: &[Run]) {
         pick("The small tier spent its whole output budget reasoning and stopped with finish_reason length.", &|r| {
             r.calls().any(receipts_verifier::model::ProviderCall::truncated)
         }),
-        pick("A call timed out and lost its usage: the run's cost is a low–high bound, not a number.", &|r| {
+        pick("A call passed the [45 s](#registered) call timeout as the small tier slowed, and lost its usage: the run's cost is a low–high bound, not a number, and the token ledger stopped the study.", &|r| {
             r.calls().any(|c| c.status == CallStatus::Timeout)
         }),
         pick("A run the token ledger stopped after it reached the provider. The primary analysis keeps it as a failure.", &|r| {

@@ -226,7 +226,7 @@ pub fn summary(
     let headline = if incomplete.is_empty() {
         claims::headline(id, &primary)
     } else {
-        "Simulated: the study was stopped before its grid was complete (see its deviations); its hypotheses are not decided, and no figure of a policy that did not run all its cells is claimed.".to_string()
+        claims::stopped_headline(id, &primary)
     };
     // The first earlier experiment with another output budget, to compare with.
     let before = earlier.budgets.iter().find_map(|(e, tokens)| {

@@ -115,7 +115,7 @@ test("compare picks its runs from the index and names the nearest runs for an un
 
 test("a run page's breadcrumbs lead back to its experiment and its runs", async () => {
   const page = await browser.newPage();
-  const run = "E03-release-brief-careful-s1-speculative";
+  const run = "E03-invoice-cleanup-fast-s1-always-small";
   await page.goto(`${server.url}runs/${run}.html`);
   const crumbs = await page.$$eval("nav.crumbs li", (lis) => lis.map((li) => li.textContent));
   assert.deepEqual(crumbs, ["Results", "E03", "Runs", run]);

@@ -278,7 +278,7 @@ fn the_build_reports_what_it_built() {
     assert!(result.status.success(), "{}", stderr(&result));
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("4 experiments"), "{stdout}");
-    assert!(stdout.contains("206 runs"), "{stdout}");
+    assert!(stdout.contains("216 runs"), "{stdout}");
     assert!(stdout.contains("pages"), "{stdout}");
 }
 

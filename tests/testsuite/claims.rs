@@ -415,6 +415,36 @@ fn claims_that_bound_hint_or_hide_a_figure_fail_each() {
 }
 
 #[test]
+fn a_stopped_study_s_figures_are_claimed_as_run_and_held_to_the_cells_that_ran() {
+    // The memos claim E03's figures as run, and the sample builds with them.
+    let dir = sample_copy();
+    let memo = fs::read_to_string(dir.path().join("docs/memos/limitations.md")).expect("memo");
+    assert!(
+        memo.contains("(#E03/as-run.speculative.mean_time_s)"),
+        "{memo}"
+    );
+    let findings = [
+        "On the cells that ran it answered in [26.6 s](#E03/as-run.speculative.mean_time_s).",
+        "On the cells that ran it answered in [24.6 s](#E03/as-run.speculative.mean_time_s).",
+        "It answered in [26.6 s](#E03.speculative.mean_time_s).",
+    ];
+    edit_json(&dir.path().join(E02_SUMMARY), |s| {
+        s["findings"] = json!(findings);
+    });
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let failing: Vec<&str> = text.lines().filter(|l| l.contains("Fail ")).collect();
+    assert_eq!(failing.len(), 2, "{}", failing.join("\n"));
+    assert!(failing[0].contains("findings[1]: [24.6 s](#E03/as-run.speculative.mean_time_s): recorded 24.6 s; recomputed the figure is 26.5"), "{}", failing[0]);
+    assert!(
+        failing[1].contains("findings[2]: [26.6 s](#E03.speculative.mean_time_s)")
+            && failing[1].contains("did not run all its cells in E03"),
+        "{}",
+        failing[1]
+    );
+}
+
+#[test]
 fn a_unit_no_figure_has_or_a_total_renamed_is_bad_input() {
     let dir = sample_copy();
     set_headline(

@@ -434,12 +434,12 @@ fn a_stopped_study_is_shown_incomplete_with_its_hypotheses_undecided() {
     assert!(out.status.success(), "{}", stderr(&out));
     let page = fs::read_to_string(dir.path().join("site/experiments/E03.html")).expect("page");
     assert!(
-        page.contains("incomplete: D1 stopped the study"),
+        page.contains("incomplete: D3 stopped the study"),
         "the grid receipt says why"
     );
     assert!(
-        page.contains("6 of 54 cells ran; ran: release-brief"),
-        "and which cells ran"
+        page.contains("D1 stopped it and D2 resumed it; 16 of 54 cells ran; ran: release-brief"),
+        "and which cells ran, after which stop"
     );
     let summary = read_json(&dir.path().join("experiments/E03/summary.json"));
     for h in summary["hypotheses"].as_array().expect("hypotheses") {
@@ -451,6 +451,48 @@ fn a_stopped_study_is_shown_incomplete_with_its_hypotheses_undecided() {
     fails_with(
         dir.path(),
         &["E03/experiment.json: grid cell shipping-rule · fast · seed 3 · always-large"],
+    );
+}
+
+#[test]
+fn the_runs_after_a_stop_need_the_resume_logged_before_them() {
+    // E03 was stopped (D1), resumed (D2) and stopped again (D3). Without
+    // the resume, or with it logged after the runs it let start, every run
+    // after the first stop fails; a resume before any stop takes up nothing.
+    let resumed_runs = 6;
+    let dir = sample_copy();
+    let deviations = dir.path().join("experiments/E03/deviations.json");
+    let original = fs::read_to_string(&deviations).expect("deviations");
+    edit_json(&deviations, |d| {
+        d["deviations"][1]["logged_at"] = json!("2026-10-28T15:30:00Z");
+    });
+    let out = receipts(dir.path(), &["build", "--strict"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let after: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("Fail ") && l.contains("started before the study stopped"))
+        .collect();
+    assert_eq!(after.len(), resumed_runs, "{text}");
+    assert!(
+        after
+            .iter()
+            .all(|l| l.contains("D1 stopped the study at 2026-10-28T14:46")
+                && l.contains("D2 resumed it at 2026-10-28T15:30:00Z")),
+        "{}",
+        after.join("\n")
+    );
+    // The resume moved before the stop: it resumes nothing.
+    fs::write(&deviations, &original).expect("restore");
+    edit_json(&deviations, |d| {
+        d["deviations"][1]["logged_at"] = json!("2026-10-28T14:45:00Z");
+    });
+    fails_with(
+        dir.path(),
+        &[
+            "E03/deviations.json: deviation D2",
+            "a resume takes up a stopped study, and the study was not stopped",
+            "started before the study stopped",
+        ],
     );
 }
 
@@ -702,13 +744,13 @@ fn a_stop_does_not_excuse_a_cell_dropped_before_the_last_that_ran() {
     // tasks, profiles, policies); drop one of those and its results row, as
     // if it had never run.
     let dir = sample_copy();
-    let run = "E03-release-brief-careful-s1-tier-memory";
+    let run = "E03-release-brief-careful-s1-always-medium";
     fs::remove_file(run_path(dir.path(), "E03", run)).expect("rm");
     drop_result_row(dir.path(), "E03", run);
     fails_with(
         dir.path(),
         &[
-            "grid cell release-brief · careful · seed 1 · tier-memory",
+            "grid cell release-brief · careful · seed 1 · always-medium",
             "though later cells of the registered order ran",
         ],
     );

@@ -15,8 +15,9 @@ use common::read_json;
 /// source printed it (a cost range as `low–high`).
 type Figure = (&'static str, &'static str, &'static str, &'static str);
 
-/// E01 (2,048 output tokens), E02 (8,192; as corrected) and E04 (a fresh
-/// grid with the latency policies): the source's results tables.
+/// E01 (2,048 output tokens), E02 (8,192; as corrected), E03 (stopped) and
+/// E04 (a fresh grid with the latency policies): the source's results
+/// tables and its account of E03.
 const PUBLISHED: &[Figure] = &[
     // E01: the ladder 83% against always-Ultra's 67%, $0.0051 against
     // $0.0078, 32.7 s against 6.1 s; Super 66.7% in 14.0 s.
@@ -53,6 +54,19 @@ const PUBLISHED: &[Figure] = &[
     ("E02", "always-small", "median_tps", "264"),
     ("E02", "always-medium", "median_tps", "125"),
     ("E02", "always-large", "median_tps", "138"),
+    // E03, stopped: on the 5 cells of 18 with every tier's run, the
+    // speculative ladder in 26.6 s for $0.0041–0.0059 against always-Ultra's
+    // $0.0051 (H7, H8 not accepted); each tier's median call that afternoon,
+    // Lightning's fallen to 78 tokens a second, Super's to 84, Ultra's held
+    // at 138.
+    ("E03", "speculative", "runs", "5"),
+    ("E03", "speculative", "incomplete_cells", "13"),
+    ("E03", "speculative", "mean_time_s", "26.6"),
+    ("E03", "speculative", "cost_per_task_usd", "0.0041–0.0059"),
+    ("E03", "always-large", "cost_per_task_usd", "0.0051"),
+    ("E03", "always-small", "median_tps", "78"),
+    ("E03", "always-medium", "median_tps", "84"),
+    ("E03", "always-large", "median_tps", "138"),
     // E04: every policy's pass rate ± its spread across seeds, cost per
     // task, mean and median time.
     ("E04", "ladder", "pass_rate_pct", "94.4"),
@@ -115,6 +129,10 @@ const DECIDED: &[(&str, &str, &str)] = &[
     ("E02", "H4", "accepted"),
     ("E02", "H5", "accepted"),
     ("E02", "H6", "accepted"),
+    // H7 and H8 not accepted: only part of the grid ran, and the cost
+    // range lies on both sides of always-Ultra's.
+    ("E03", "H7", "not_decided"),
+    ("E03", "H8", "not_decided"),
     // H9 and H10 rejected (38.6 s and 34.2 s against 30 s); H11 accepted.
     ("E04", "H9", "rejected"),
     ("E04", "H10", "rejected"),
@@ -263,4 +281,47 @@ fn every_lost_usage_is_where_the_source_lost_it() {
         }
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// E03 as the source told it: stopped when a call passed the 45 s timeout,
+/// taken up again where it stopped with a fresh ledger (E03b), stopped the
+/// same way again; two timeouts, both on the small tier; and tier memory
+/// never applied on the cells that ran, so that its figures are the
+/// ladder's.
+#[test]
+fn e03_stopped_resumed_and_stopped_again_as_the_source_told_it() {
+    let dir = common::repo().join("experiments/E03");
+    let deviations = read_json(&dir.join("deviations.json"));
+    let kinds: Vec<&str> = deviations["deviations"]
+        .as_array()
+        .expect("deviations")
+        .iter()
+        .map(|d| d["kind"].as_str().expect("kind"))
+        .collect();
+    assert_eq!(kinds, ["stop", "resume", "stop"]);
+    let summary = read_json(&dir.join("summary.json"));
+    let tiers = summary["primary"]["tiers"].as_array().expect("tiers");
+    let timeouts: Vec<(&str, u64)> = tiers
+        .iter()
+        .map(|t| {
+            (
+                t["tier"].as_str().expect("tier"),
+                t["timeouts"].as_u64().expect("timeouts"),
+            )
+        })
+        .collect();
+    assert_eq!(timeouts, [("small", 2), ("medium", 0), ("large", 0)]);
+    for field in [
+        "runs",
+        "cost_per_task_usd",
+        "mean_time_s",
+        "median_time_s",
+        "pass_rate_pct",
+    ] {
+        assert_eq!(
+            published(&summary, "tier-memory", field),
+            published(&summary, "ladder", field),
+            "tier memory started where the ladder did: {field}"
+        );
+    }
 }

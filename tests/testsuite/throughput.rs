@@ -90,3 +90,57 @@ fn a_forged_median_call_speed_fails_and_one_left_out_is_owed_unless_the_summary_
     let out = receipts(&dir.path().join("site"), &["verify", ".", "--quiet"]);
     assert_exit(&out, 0, "its site");
 }
+
+/// The first and last `half` of an experiment's calls, as the throughput
+/// table shows them for each tier of `experiment`: (tier, first, last).
+fn halves(site: &std::path::Path, experiment: &str) -> Vec<(String, u64, u64)> {
+    let page =
+        std::fs::read_to_string(site.join(format!("experiments/{experiment}.html"))).expect("page");
+    let start = page
+        .find("Served throughput per tier")
+        .expect("the throughput table");
+    let table = &page[start..start + page[start..].find("</table>").expect("its end")];
+    assert!(
+        table.contains("<th scope=\"col\">First half</th><th scope=\"col\">Last half</th>"),
+        "calls under two hours are split in halves: {table}"
+    );
+    let cell = |s: &str| {
+        s.trim_start_matches("<td>")
+            .parse::<u64>()
+            .expect("a number")
+    };
+    table
+        .split("<tr><th scope=\"row\">")
+        .skip(1)
+        .map(|row| {
+            let (tier, rest) = row.split_once("</th>").expect("a row");
+            let cells: Vec<&str> = rest.split("</td>").collect();
+            (tier.to_string(), cell(cells[2]), cell(cells[3]))
+        })
+        .collect()
+}
+
+#[test]
+fn the_small_tier_slows_through_the_day_as_the_page_shows() {
+    // Every sample experiment's calls span under an hour: a first and a
+    // last hour would each cover them all. In halves, the small tier's
+    // median call slows within E02 and within E03, while the others hold
+    // (within 15%, the spread of a few runs' calls).
+    let dir = built();
+    let site = dir.path().join("site");
+    for experiment in ["E02", "E03"] {
+        let rows = halves(&site, experiment);
+        let (_, first, last) = rows
+            .iter()
+            .find(|(t, ..)| t.contains("Small"))
+            .expect("small");
+        assert!(
+            last < first,
+            "{experiment}: the small tier from {first} to {last}"
+        );
+        for (tier, first, last) in rows.iter().filter(|(t, ..)| !t.contains("Small")) {
+            let held = (*last as f64 / *first as f64 - 1.0).abs() <= 0.15;
+            assert!(held, "{experiment}: {tier} from {first} to {last}");
+        }
+    }
+}

@@ -38,11 +38,12 @@ const BUDGETS: &[Budget] = &[
     // 131 KB, 49 KB gzipped, from 1,277,899 bytes; and the runner's guards
     // and a regression suite's sandbox answers and commits, by 30 KB, 11 KB
     // gzipped, from 1,417,304 bytes; and composed policies, by 15 KB, 4 KB
-    // gzipped, from 1,447,402 bytes.
+    // gzipped, from 1,447,402 bytes; and a stopped study resumed, with its
+    // figures claimed as run, by 6 KB, 4 KB gzipped, from 1,465,769 bytes.
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_bg.wasm",
         raw: 1_475_000,
-        gzip: 550_000,
+        gzip: 552_000,
     },
     // Pages whose Verify reaches an imported record or an RFC 3161 time
     // stamp, and the standalone verifier (the wire derivation grew it by
@@ -53,11 +54,13 @@ const BUDGETS: &[Budget] = &[
     // 2,428,541 bytes; the third round of soundness rules by 72 KB, 28 KB
     // gzipped, from 2,504,688 bytes; a regression suite's sandbox answers
     // and commits, by 30 KB, 11 KB gzipped, from 2,585,572 bytes; composed
-    // policies, by 15 KB, 7 KB gzipped, from 2,615,787 bytes).
+    // policies, by 15 KB, 7 KB gzipped, from 2,615,787 bytes; a stopped
+    // study resumed, with its figures claimed as run, by 6 KB, 2 KB
+    // gzipped, from 2,634,138 bytes).
     Budget {
         path: "verifier-wasm/pkg/receipts_verifier_full_bg.wasm",
         raw: 2_645_000,
-        gzip: 1_004_000,
+        gzip: 1_006_000,
     },
     // Every page, first: the manifest checks and SHA-256; the only module
     // a page without records to recompute loads.

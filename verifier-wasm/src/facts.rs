@@ -168,9 +168,10 @@ impl RunFacts {
                     retries: count(a.calls.iter(), |c| c.retry_of.is_some()),
                     completion_tokens: known.clone().map(|(u, _)| u.completion_tokens).sum(),
                     latency_ms: known.clone().map(|(_, c)| c.latency_ms).sum(),
-                    call_tps: known
-                        .filter(|(_, c)| c.latency_ms > 0)
-                        .map(|(u, c)| u.completion_tokens as f64 * 1000.0 / c.latency_ms as f64)
+                    call_tps: a
+                        .calls
+                        .iter()
+                        .filter_map(ProviderCall::tokens_per_second)
                         .collect(),
                 }
             })

@@ -24,6 +24,10 @@ pub struct Figures {
     pub throughput: String,
     pub times: Vec<TimeRow>,
     pub throughput_rows: Vec<ThroughputRow>,
+    /// What the first and last throughput columns cover: the first and last
+    /// `hour` of a study's calls, or its first and last `half` when they
+    /// span under two hours (an hour would cover them all).
+    pub throughput_window: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -41,8 +45,10 @@ pub struct ThroughputRow {
     pub label: String,
     pub calls: usize,
     pub median_tps: f64,
-    pub first_hour_tps: f64,
-    pub last_hour_tps: f64,
+    /// The median over the calls in the first window of the study's calls
+    /// (see [`Figures::throughput_window`]), and over those in the last.
+    pub first_tps: f64,
+    pub last_tps: f64,
     /// The share of the tier's prompt tokens read from the cache, over its
     /// calls that report it.
     pub cache: Option<CacheUse>,
@@ -149,6 +155,12 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
             tokens_per_second: c.tokens_per_second,
         }));
     }
+    let span = calls.iter().map(|c| c.minutes).fold(0.0, f64::max);
+    let (window, throughput_window) = if span >= 120.0 {
+        (60.0, "hour")
+    } else {
+        (span / 2.0, "half")
+    };
     let throughput_rows = e
         .tiers
         .iter()
@@ -166,13 +178,12 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
                     .collect();
                 median(&xs)
             };
-            let end = of_tier.iter().map(|c| c.minutes).fold(0.0, f64::max);
             Some(ThroughputRow {
                 label: tier_label(&t.id),
                 calls: of_tier.len(),
                 median_tps: tps(&|_| true),
-                first_hour_tps: tps(&|c| c.minutes < 60.0),
-                last_hour_tps: tps(&|c| c.minutes >= end - 60.0),
+                first_tps: tps(&|c| c.minutes < window),
+                last_tps: tps(&|c| c.minutes >= span - window),
                 cache: CacheUse::of_counts(
                     cache_counts
                         .iter()
@@ -190,5 +201,6 @@ pub fn figures(loaded: &LoadedExperiment, v: &ExperimentVerification) -> Figures
         throughput: charts::throughput_over_time(&format!("{id}-throughput"), &series, &calls),
         times,
         throughput_rows,
+        throughput_window,
     }
 }

@@ -1,7 +1,8 @@
 //! Step 2 of the calibration: each cost target reached by one factor per
 //! policy (prompt tokens, and completion tokens where neither a time nor a
-//! served throughput holds them), and a cost range's change against
-//! another policy through the prompts of the calls the run limit cut.
+//! served throughput holds them), and a cost range's width (printed as a
+//! range, or as a change against another policy) through the prompts of
+//! the runs a call lost its usage in.
 
 use std::collections::BTreeMap;
 
@@ -33,12 +34,18 @@ pub(super) fn costs(
         for (t, _) in &costed {
             let k = steps[t.policy.as_str()].k;
             if t.is_composed() {
+                // Where no tier of it has a time of its own, its tiers'
+                // wall times are pinned only with its mean (step 4), and
+                // until then their calls' speed does not move with their
+                // completion tokens.
+                let untimed = !t.via.iter().any(|v| timed(targets, v));
                 for via in &t.via {
                     let mut s = base.policy_scales(via);
                     s.prompt *= k;
                     // A tier whose served throughput is a target keeps its
                     // completion tokens: they set that throughput.
-                    if !serves(targets, via) {
+                    let keeps = serves(targets, via) && (!untimed || tuning.pinned.contains(via));
+                    if !keeps {
                         s.completion *= k;
                     }
                     tuning.by_policy.insert(via.clone(), s);
@@ -47,7 +54,9 @@ pub(super) fn costs(
             }
             let mut s = base.policy_scales(&t.policy);
             s.prompt *= k;
-            if t.time.is_none() && t.served.is_none() {
+            // Completion tokens set a served throughput only where the
+            // runs' wall times are pinned (or will be, for a time target).
+            if t.time.is_none() && (t.served.is_none() || !tuning.pinned.contains(&t.policy)) {
                 s.completion *= k;
             }
             tuning.by_policy.insert(t.policy.clone(), s);
@@ -57,6 +66,20 @@ pub(super) fn costs(
         for &(t, cost) in &costed {
             let n = numbers(&m.0, &t.policy);
             let (low, high) = (n.cost_per_task_usd.low, n.cost_per_task_usd.high);
+            if t.change.is_none() && cost_window(cost, high - low).is_none() {
+                // A range printed as is, as wide as no range that rounds to
+                // it: its width, from the reserved prompts of the calls
+                // whose usage was lost.
+                let (aim, width) = (cost.1 - cost.0, high - low);
+                assert!(
+                    width > 0.0,
+                    "{}: its cost is exact, so no range can be aimed",
+                    t.policy
+                );
+                converged = false;
+                cut.step(width - aim, aim / width);
+                continue;
+            }
             let mut window = cost_window(cost, high - low).unwrap_or_else(|| {
                 panic!(
                     "{}: a cost range {:.6} wide cannot round to {cost:?}",
@@ -106,6 +129,13 @@ pub(super) fn costs(
         }
     }
     assert!(converged, "the cost calibration did not converge");
+}
+
+/// Whether `policy` has a time target.
+fn timed(targets: &[Target], policy: &str) -> bool {
+    targets
+        .iter()
+        .any(|t| t.policy == policy && t.time.is_some())
 }
 
 /// Whether `policy`'s served throughput is a target.

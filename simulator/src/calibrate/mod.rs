@@ -16,7 +16,9 @@
 //!    latency in that run is scaled to match. Runs cut at the run limit
 //!    keep their time (`time.rs`);
 //! 4. a composed policy's mean time, by exchanging pinned wall times
-//!    between the tier runs its cells use and those they do not;
+//!    between the tier runs its cells use and those they do not, or, where
+//!    no tier of it has a time of its own to keep, by pinning its tiers'
+//!    runs' wall times to one factor of their simulated times;
 //! 5. the median call's served throughput, by completion tokens, the wall
 //!    times staying pinned; then the costs again, from prompts alone
 //!    (`served.rs`).
@@ -99,6 +101,18 @@ impl Target {
             cost,
             time: mean_s.map(|m| (m, None)),
             via: via.iter().map(|v| (*v).to_string()).collect(),
+            change: None,
+            served: None,
+        }
+    }
+
+    /// A cost only.
+    pub fn cost(policy: &str, cost: (f64, f64)) -> Target {
+        Target {
+            policy: policy.to_string(),
+            cost: Some(cost),
+            time: None,
+            via: Vec::new(),
             change: None,
             served: None,
         }
@@ -198,6 +212,8 @@ impl Default for Scales {
 pub struct Tuning {
     by_policy: BTreeMap<String, Scales>,
     walls: BTreeMap<String, i64>,
+    /// The policies whose runs' wall times are pinned.
+    pinned: BTreeSet<String>,
     /// A further factor on the prompt tokens of the runs the run limit
     /// cuts: the reserved prompt of the cut call sets how wide the cost
     /// bound it leaves is.
@@ -209,6 +225,7 @@ impl Default for Tuning {
         Tuning {
             by_policy: BTreeMap::new(),
             walls: BTreeMap::new(),
+            pinned: BTreeSet::new(),
             cut_prompt: 1.0,
         }
     }
@@ -293,10 +310,11 @@ pub fn solve(
         let mut run = |t: &Tuning| measure(experiment, &simulate(t));
         let moved = served::throughput(targets, &mut tuning, &mut run);
         if moved {
-            // The completion tokens moved: the costs again, from prompts alone.
+            // A pinned policy's completion tokens, or an unpinned one's
+            // latency, moved: the costs again, from prompts alone.
             cost::costs(targets, &mut tuning, &mut run);
         }
-        time::composed_means(experiment, targets, &mut tuning, simulate);
+        time::composed_means(experiment, targets, runs_cut, &mut tuning, simulate);
         if !moved {
             break;
         }

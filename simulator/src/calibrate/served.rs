@@ -34,7 +34,7 @@ pub(super) fn throughput(
         for (t, _) in &served {
             let mut s = base.policy_scales(&t.policy);
             let k = steps[t.policy.as_str()].k;
-            if t.time.is_some() {
+            if tuning.pinned.contains(&t.policy) {
                 s.completion *= k;
             } else {
                 s.latency /= k;

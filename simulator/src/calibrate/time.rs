@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use receipts_verifier::model::{Experiment, Run};
-use receipts_verifier::numbers::compose::compose;
+use receipts_verifier::numbers::compose::{self, compose};
 use receipts_verifier::numbers::{primary_runs, round_to};
 
 use super::super::publish::Judgement;
@@ -81,13 +81,16 @@ pub(super) fn pin_walls(
         for ((_, id), s) in free.into_iter().zip(stretched) {
             tuning.walls.insert(id, (s * 1000.0).round() as i64);
         }
+        tuning.pinned.insert(t.policy.clone());
     }
 }
 
-/// Step 4: a composed policy's mean time, by exchanging wall times.
+/// Step 4: a composed policy's mean time, by exchanging wall times, or by
+/// scaling them where none of its tiers has a time target to keep.
 pub(super) fn composed_means(
     experiment: &Experiment,
     targets: &[Target],
+    runs_cut: &BTreeSet<String>,
     tuning: &mut Tuning,
     simulate: &mut dyn FnMut(&Tuning) -> Vec<Run>,
 ) {
@@ -95,6 +98,16 @@ pub(super) fn composed_means(
         let Some((mean, _)) = t.time else {
             continue;
         };
+        let tiers = tier_policies(experiment, &t.policy);
+        let timed = targets
+            .iter()
+            .any(|o| o.time.is_some() && tiers.contains(&o.policy));
+        if !timed {
+            scaled_mean(
+                experiment, &t.policy, mean, &tiers, runs_cut, tuning, simulate,
+            );
+            continue;
+        }
         for _ in 0..32 {
             let runs = simulate(tuning);
             let (numbers_of, _) = measure(experiment, &runs);
@@ -114,6 +127,58 @@ pub(super) fn composed_means(
             tuning.walls.insert(b, wa);
         }
     }
+}
+
+/// The ids of the tier policies a composed policy stands on.
+fn tier_policies(experiment: &Experiment, policy: &str) -> Vec<String> {
+    let Some(p) = experiment.policies.iter().find(|p| p.id == policy) else {
+        return Vec::new();
+    };
+    p.tiers
+        .iter()
+        .filter_map(|tier| compose::tier_policy(experiment, tier).map(|q| q.id.clone()))
+        .collect()
+}
+
+/// A composed policy's mean time `mean` reached by pinning every run of
+/// its tier policies `tiers` (but those a call lost its usage in, which
+/// keep their time) to one factor of its time as now simulated.
+fn scaled_mean(
+    experiment: &Experiment,
+    policy: &str,
+    mean: f64,
+    tiers: &[String],
+    runs_cut: &BTreeSet<String>,
+    tuning: &mut Tuning,
+    simulate: &mut dyn FnMut(&Tuning) -> Vec<Run>,
+) {
+    let (numbers_of, times) = measure(experiment, &simulate(tuning));
+    let now = numbers(&numbers_of, policy).mean_time_s;
+    let base: Vec<(String, f64)> = times
+        .into_iter()
+        .filter(|(p, id, _)| tiers.contains(p) && !runs_cut.contains(id))
+        .map(|(_, id, s)| (id, s))
+        .collect();
+    let mut k = super::Secant::default();
+    let mut error = now - mean;
+    for _ in 0..24 {
+        if round_to(mean + error, 1) == mean && error.abs() < 0.03 {
+            break;
+        }
+        k.step(error, mean / (mean + error));
+        for (id, s) in &base {
+            tuning
+                .walls
+                .insert(id.clone(), (s * k.k * 1000.0).round() as i64);
+        }
+        tuning.pinned.extend(tiers.iter().cloned());
+        let (numbers_of, _) = measure(experiment, &simulate(tuning));
+        error = numbers(&numbers_of, policy).mean_time_s - mean;
+    }
+    assert!(
+        round_to(mean + error, 1) == mean,
+        "{policy}: no scale of its tiers' times brings its mean to {mean} s"
+    );
 }
 
 /// The exchange of two pinned wall times, between a run a composed

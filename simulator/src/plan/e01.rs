@@ -48,8 +48,11 @@ pub(super) fn e01() -> ExperimentPlan {
         drafts: 0,
         max_turns: 12,
         max_run_ms: 180_000,
+        max_call_ms: None,
+        max_call_usd: super::MAX_CALL_USD,
         forced: BTreeMap::new(),
         stop: None,
+        pauses: Vec::new(),
         prices_version: "simulated-2026-10".to_string(),
         calibration: vec![
             Target::mean("always-large", Some((0.0078, 0.0078)), 6.1),

@@ -62,10 +62,22 @@ impl TierSim {
     }
 }
 
+/// A stop the study was resumed after: it stops after `after` runs (counted
+/// from the first), for `reason`, and is taken up again `gap_ms` later, for
+/// `resume`, with the next cell of the registered order.
+#[derive(Debug, Clone)]
+pub struct Pause {
+    pub after: usize,
+    pub reason: String,
+    pub gap_ms: i64,
+    pub resume: String,
+}
+
 /// Scripted events for one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Incident {
-    /// The second call of the first attempt times out; its usage is lost.
+    /// The second call of the first attempt times out at the registered
+    /// call timeout (45 s without one); its usage is lost.
     CallTimeout,
     /// The ledger stops the run after its first call reached the provider.
     LedgerStopAfterCall,
@@ -86,6 +98,15 @@ pub enum Incident {
     /// The artifact-writing call runs out of output budget while the model
     /// reasons, whatever the budget.
     OutOfOutput,
+}
+
+impl Incident {
+    /// Whether a call of the run loses its usage: cut at the run limit or
+    /// past the call timeout. Such a run keeps its time in the calibration,
+    /// and its reserved prompt sets how wide its cost bound is.
+    pub fn loses_usage(self) -> bool {
+        matches!(self, Incident::RunLimitCut | Incident::CallTimeout)
+    }
 }
 
 /// One cell of the grid (or a rerun of one).
@@ -143,10 +164,16 @@ pub struct ExperimentPlan {
     /// The registered limits of a run: its turns (per attempt) and wall time.
     pub max_turns: u32,
     pub max_run_ms: u64,
+    /// The registered call timeout, where the runner had a fixed one.
+    pub max_call_ms: Option<u64>,
+    /// The runner's strict per-call stop, in the experiment's currency.
+    pub max_call_usd: f64,
     /// Outcomes the plan fixes, by run id.
     pub forced: BTreeMap<String, bool>,
     /// The study stops after this many runs, for this reason.
     pub stop: Option<(usize, String)>,
+    /// Stops the study was taken up again after, in order.
+    pub pauses: Vec<Pause>,
     /// The version of the price table the tiers' prices come from.
     pub prices_version: String,
     /// Figures the source study published, which the simulator is scaled to
@@ -197,9 +224,9 @@ impl ExperimentPlan {
             max_turns: self.max_turns,
             max_run_ms: self.max_run_ms,
             max_output_tokens: self.max_output_tokens,
-            max_call_ms: None,
+            max_call_ms: self.max_call_ms,
             max_cost_usd: None,
-            max_call_usd: Some(MAX_CALL_USD),
+            max_call_usd: Some(self.max_call_usd),
             max_output_bytes: Some(MAX_OUTPUT_BYTES),
         }
     }

@@ -14,6 +14,12 @@ use super::kind::Kind;
 use super::syntax::{Figure, FigurePath, Target};
 use super::unit::Unit;
 
+/// The analysis a figure path names to claim a figure of the cells that
+/// ran, where a stopped study did not run them all: the primary analysis,
+/// which a path naming no analysis may not cite for a policy whose cells
+/// did not all run (it would pass part of the grid off as the whole).
+pub const AS_RUN: &str = "as-run";
+
 /// One experiment's recomputed analyses.
 #[derive(Debug, Clone, Copy)]
 pub struct ExperimentFigures<'a> {
@@ -198,17 +204,21 @@ impl<'a> Figures<'a> {
                     nearest(&path.experiment, self.experiments.keys().copied())
                 )
             })?;
-        let analysis = match &path.analysis {
-            None => e.primary,
-            Some(id) => e.secondary.get(id).ok_or_else(|| {
-                format!(
-                    "no analysis `{id}` in {} ({})",
-                    path.experiment,
-                    nearest(id, e.secondary.keys().map(String::as_str))
-                )
-            })?,
+        let (analysis, as_run) = match path.analysis.as_deref() {
+            None => (e.primary, false),
+            Some(AS_RUN) => (e.primary, true),
+            Some(id) => (
+                e.secondary.get(id).ok_or_else(|| {
+                    format!(
+                        "no analysis `{id}` in {} ({})",
+                        path.experiment,
+                        nearest(id, e.secondary.keys().map(String::as_str).chain([AS_RUN]))
+                    )
+                })?,
+                false,
+            ),
         };
-        if e.incomplete.contains(&path.policy) {
+        if !as_run && e.incomplete.contains(&path.policy) {
             return Err(format!(
                 "`{}` did not run all its cells in {}: its figures stand for part of the grid",
                 path.policy, path.experiment

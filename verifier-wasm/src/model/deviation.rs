@@ -62,9 +62,13 @@ pub enum DeviationKind {
     Limit,
     /// A fix to the harness, applied to the runs named.
     Fix,
-    /// The study stopped: no run starts after it, and the cells not run are
-    /// reported as not run; hypotheses on them are not decided.
+    /// The study stopped: no run starts after it until a `resume`, and the
+    /// cells not run after the last stop are reported as not run;
+    /// hypotheses on them are not decided.
     Stop,
+    /// The study, stopped, was taken up again where it stopped: runs may
+    /// start after it. A resume follows a stop.
+    Resume,
     /// Any other change, described in `reason`.
     Other,
 }

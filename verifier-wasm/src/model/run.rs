@@ -497,6 +497,14 @@ impl ProviderCall {
                 .usage
                 .is_some_and(|u| self.max_tokens > 0 && u.completion_tokens >= self.max_tokens)
     }
+
+    /// The call's completion tokens per second of its latency: `None` when
+    /// its usage was lost or its latency is zero.
+    pub fn tokens_per_second(&self) -> Option<f64> {
+        let usage = self.usage?;
+        (self.latency_ms > 0)
+            .then(|| usage.completion_tokens as f64 * 1000.0 / self.latency_ms as f64)
+    }
 }
 
 impl TryFrom<String> for FinishReason {

@@ -15,6 +15,10 @@ use crate::time::{self, UnixMillis};
 
 use super::Receipt;
 
+mod pauses;
+
+use pauses::Pauses;
+
 /// What the grid's receipts found, for deciding hypotheses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GridFindings {
@@ -48,11 +52,8 @@ pub fn grid_receipts(
         .and_then(|p| time::parse(&p.registered_at).ok());
     let by_id: BTreeMap<&str, &RunFacts> =
         crate::btree::map(runs.iter().map(|j| (j.run.place.id.as_str(), j.run)));
-    let stop = listed
-        .iter()
-        .filter(|d| d.kind == DeviationKind::Stop)
-        .filter_map(|d| time::parse(&d.logged_at).ok().map(|t| (t, d)))
-        .min_by_key(|(t, _)| *t);
+    let pauses = Pauses::of(listed);
+    let stop = pauses.last_stop().map(|p| p.stop);
 
     if let Some(d) = deviations {
         if d.experiment != e.id {
@@ -66,7 +67,14 @@ pub fn grid_receipts(
         }
     }
     for d in listed {
-        out.push(deviation_receipt(&dev_subject, d, registered, &by_id));
+        let stray = pauses.stray.contains(d.id.as_str());
+        out.push(deviation_receipt(
+            &dev_subject,
+            d,
+            registered,
+            &by_id,
+            stray,
+        ));
     }
 
     let in_grid = |r: &RunFacts| {
@@ -96,16 +104,15 @@ pub fn grid_receipts(
                 false,
             ));
         }
-        if let (Some((at, d)), Some(started)) = (stop, r.started_at) {
-            if started > at {
-                out.push(Receipt::new(
-                    &subject,
-                    "started before the study stopped",
-                    format!("started {}", time::format(started)),
-                    format!("{} stopped the study at {}", d.id, d.logged_at),
-                    false,
-                ));
-            }
+        if let Some((started, pause)) = r.started_at.and_then(|t| pauses.during(t).map(|p| (t, p)))
+        {
+            out.push(Receipt::new(
+                &subject,
+                "started before the study stopped",
+                format!("started {}", time::format(started)),
+                pause.describe(),
+                false,
+            ));
         }
         if let Some(old) = &r.place.replaces {
             out.push(rerun_receipt(&subject, r, old, &by_id, listed));
@@ -142,7 +149,7 @@ pub fn grid_receipts(
             findings.incomplete.insert(k.policy.to_string());
             missing.push(k);
             let before_last = last_ran.is_some_and(|last| index < last);
-            if let (Some((_, d)), true) = (stop, before_last) {
+            if let (Some(d), true) = (stop, before_last) {
                 bad += 1;
                 out.push(Receipt::new(
                     &subject,
@@ -201,7 +208,7 @@ pub fn grid_receipts(
             ),
             true,
         )),
-        (Some((_, d)), 0) => {
+        (Some(d), 0) => {
             // Whichever list is shorter: the cells that ran, or those that did not.
             let ran: Vec<Cell<'_>> = e
                 .grid
@@ -221,12 +228,20 @@ pub fn grid_receipts(
             } else {
                 format!("not run: {}", list(&missing))
             };
+            // The stops the study was taken up again after, as it told them.
+            let earlier: String = pauses
+                .resumed()
+                .filter_map(|p| {
+                    p.resumed
+                        .map(|(r, _)| format!("{} stopped it and {} resumed it; ", p.stop.id, r.id))
+                })
+                .collect();
             out.push(Receipt::new(
                 &subject,
                 "grid",
                 recorded,
                 format!(
-                    "incomplete: {} stopped the study ({}); {} of {cells} cells ran; {which}",
+                    "incomplete: {} stopped the study ({}); {earlier}{} of {cells} cells ran; {which}",
                     d.id,
                     d.reason,
                     ran.len(),
@@ -260,6 +275,7 @@ fn deviation_receipt(
     d: &Deviation,
     registered: Option<UnixMillis>,
     runs: &BTreeMap<&str, &RunFacts>,
+    stray: bool,
 ) -> Receipt {
     let claim = format!("deviation {}", d.id);
     let recorded = format!("logged {}", d.logged_at);
@@ -269,6 +285,12 @@ fn deviation_receipt(
     };
     if registered.is_some_and(|r| at <= r) {
         return fail("logged before the registration it deviates from".to_string());
+    }
+    if stray {
+        return fail(
+            "a resume takes up a stopped study, and the study was not stopped: no `stop` was logged before it since the last resume"
+                .to_string(),
+        );
     }
     for id in &d.runs {
         let Some(run) = runs.get(id.as_str()) else {

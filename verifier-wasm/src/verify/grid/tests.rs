@@ -183,6 +183,93 @@ fn a_stopped_study_lists_the_cells_not_run_and_leaves_them_undecided() {
 }
 
 #[test]
+fn a_resumed_study_runs_on_after_its_resume_and_only_its_last_stop_excuses_cells() {
+    let e = experiment(&["one"]);
+    let stop = json!({"id": "D1", "logged_at": "2026-01-02T00:03:00Z", "kind": "stop", "reason": "the ledger failed closed"});
+    let resume = json!({"id": "D2", "logged_at": "2026-01-02T00:05:00Z", "kind": "resume", "reason": "a fresh ledger"});
+    let again = json!({"id": "D3", "logged_at": "2026-01-02T00:07:00Z", "kind": "stop", "reason": "it failed closed again"});
+    let a = run("a", 1, "one", 1, None);
+    // Stopped, resumed, and every cell ran: the grid is whole.
+    let listed = deviations(json!([stop.clone(), resume.clone()]));
+    let f = findings(&e, &[a.clone(), run("b", 2, "one", 6, None)], Some(&listed));
+    assert!(failing(&f).is_empty(), "{:?}", failing(&f));
+    assert!(f.incomplete.is_empty());
+    // A run that started while the study was stopped fails, naming both.
+    let f = findings(&e, &[a.clone(), run("b", 2, "one", 4, None)], Some(&listed));
+    assert_eq!(
+        failing(&f),
+        ["E/runs/b.json: started before the study stopped: D1 stopped the study at 2026-01-02T00:03:00Z; D2 resumed it at 2026-01-02T00:05:00Z"],
+    );
+    // Stopped again after the resume: the last stop excuses the cells not
+    // run, and the receipt tells the earlier stop and its resume.
+    let listed = deviations(json!([stop.clone(), resume.clone(), again]));
+    let f = findings(&e, std::slice::from_ref(&a), Some(&listed));
+    assert!(failing(&f).is_empty(), "{:?}", failing(&f));
+    assert!(f.incomplete.contains("one"));
+    let grid = f.receipts.iter().find(|r| r.claim == "grid").expect("grid");
+    assert!(
+        grid.recomputed.starts_with("incomplete: D3 stopped the study (it failed closed again); D1 stopped it and D2 resumed it; 1 of 2 cells ran"),
+        "{}",
+        grid.recomputed
+    );
+    // Resumed and never stopped again: no stop excuses a cell not run.
+    let listed = deviations(json!([stop.clone(), resume.clone()]));
+    let f = findings(&e, std::slice::from_ref(&a), Some(&listed));
+    assert!(
+        failing(&f)
+            .iter()
+            .any(|l| l.contains("grid cell t · p · seed 2 · one")),
+        "{:?}",
+        failing(&f)
+    );
+}
+
+#[test]
+fn a_resume_that_takes_up_no_stopped_study_fails_and_reopens_nothing() {
+    let e = experiment(&["one"]);
+    // A resume logged before the stop, as a publisher would to pass off
+    // the runs after the stop.
+    let listed = deviations(json!([
+        {"id": "D1", "logged_at": "2026-01-02T00:02:00Z", "kind": "resume", "reason": "a fresh ledger"},
+        {"id": "D2", "logged_at": "2026-01-02T00:03:00Z", "kind": "stop", "reason": "the ledger failed closed"}
+    ]));
+    let f = findings(
+        &e,
+        &[run("a", 1, "one", 1, None), run("b", 2, "one", 9, None)],
+        Some(&listed),
+    );
+    let failed = failing(&f);
+    assert!(
+        failed.iter().any(|l| l.starts_with("E/deviations.json: deviation D1: a resume takes up a stopped study, and the study was not stopped")),
+        "{failed:?}"
+    );
+    assert!(
+        failed
+            .iter()
+            .any(|l| l.contains("b.json: started before the study stopped")
+                && l.ends_with("D2 stopped the study at 2026-01-02T00:03:00Z")),
+        "{failed:?}"
+    );
+    // Two resumes of one stop: the second takes up nothing.
+    let listed = deviations(json!([
+        {"id": "D1", "logged_at": "2026-01-02T00:03:00Z", "kind": "stop", "reason": "the ledger failed closed"},
+        {"id": "D2", "logged_at": "2026-01-02T00:05:00Z", "kind": "resume", "reason": "a fresh ledger"},
+        {"id": "D3", "logged_at": "2026-01-02T00:06:00Z", "kind": "resume", "reason": "again"}
+    ]));
+    let f = findings(
+        &e,
+        &[run("a", 1, "one", 1, None), run("b", 2, "one", 9, None)],
+        Some(&listed),
+    );
+    assert_eq!(failing(&f).len(), 1, "{:?}", failing(&f));
+    assert!(
+        failing(&f)[0].starts_with("E/deviations.json: deviation D3:"),
+        "{:?}",
+        failing(&f)
+    );
+}
+
+#[test]
 fn a_call_on_record_twice_or_a_copied_run_fails_within_and_across_experiments() {
     let e = experiment(&["one"]);
     let a = run("a", 1, "one", 1, None);
