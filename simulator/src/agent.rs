@@ -223,35 +223,20 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         let task = self.ctx.fixture.task.clone();
         for input in &task.inputs {
             let args = json!({"path": input.path});
-            match self.call(false, false) {
-                CallResult::TimedOut(id) | CallResult::Failed(id) => {
-                    self.no_action(
-                        &id,
-                        "no response: the call timed out and its usage was lost",
-                    );
-                    return (
-                        self.finish_attempt(
-                            None,
-                            EndReason::TimeLimit,
-                            Some("the provider call timed out after 45 s"),
-                        ),
-                        false,
-                    );
-                }
-                CallResult::Answered(id) | CallResult::Truncated(id) => {
-                    self.turn(
-                        &id,
-                        ActionTool::Read,
-                        args,
-                        allowed("task inputs are readable"),
-                        TurnResult {
-                            ok: true,
-                            text: None,
-                            sha256: Some(input.sha256.clone()),
-                        },
-                    );
-                }
-            }
+            // A read is never scripted (a script is the first call's, and
+            // taken by it) and never times out (only the artifact call does).
+            let id = self.call(false, false).id();
+            self.turn(
+                &id,
+                ActionTool::Read,
+                args,
+                allowed("task inputs are readable"),
+                TurnResult {
+                    ok: true,
+                    text: None,
+                    sha256: Some(input.sha256.clone()),
+                },
+            );
             self.context_tokens += input.bytes / 4;
             if incident == Some(Incident::LedgerStopAfterCall) {
                 return (self.finish_attempt(None, EndReason::BudgetStop, Some("the token ledger could not reconcile a reservation and stopped the run")), false);

@@ -1,5 +1,6 @@
 // Runs the browser tests as scripts/test does: the sample site built once
 // (plain, and with --compress-records) for every file that only reads it,
+// with a small site (E01 and the documents) for the checks of any site,
 // and the files two at a time (what this 2-core machine allows: a whole-site
 // verification keeps more than one core busy). Each file starts its own
 // Chromium: one browser shared by every file measured slower (BENCHMARKS.md,
@@ -16,7 +17,7 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { REPO, receipts, sharedSample, tempDir } from "./setup.mjs";
+import { REPO, buildSmall, receipts, sharedSample, sharedSmall, tempDir } from "./setup.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const files = process.argv.length > 2
@@ -29,6 +30,7 @@ const sites = [[], ["--compress-records"]].map((flags) => {
   receipts(["build", "--quiet", "--root", REPO, "--out", site, ...flags]);
   return site;
 });
+sites.push(buildSmall(dirname(sharedSmall(shared))));
 
 const run = spawn(
   process.execPath,

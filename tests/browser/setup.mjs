@@ -2,9 +2,9 @@
 // site (the run's shared one, or a fresh build in a temporary directory), and
 // file helpers.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -51,6 +51,42 @@ export function buildSample(flags = []) {
   const dir = tempDir("receipts-browser-");
   receipts(["build", "--quiet", "--root", REPO, "--out", join(dir, "site"), ...flags]);
   return join(dir, "site");
+}
+
+/** The parts of the sample a small site is built from: one experiment (E01),
+ * the tasks and objects it names, and the documents less the memos (which
+ * cite the other experiments' figures). */
+const SMALL_PARTS = ["experiments/E01", "experiments/tasks", "experiments/objects", "docs"];
+
+/** Builds the small site into `dir`/site; returns the site's path. */
+export function buildSmall(dir) {
+  const project = join(dir, "project");
+  for (const part of SMALL_PARTS) cpSync(join(REPO, part), join(project, part), { recursive: true });
+  rmSync(join(project, "docs/memos"), { recursive: true });
+  receipts(["build", "--quiet", "--root", project, "--out", join(dir, "site")]);
+  return join(dir, "site");
+}
+
+/** Where the shared small site lives under `root`. */
+export function sharedSmall(root = SHARED) {
+  return join(root, "small", "site");
+}
+
+/** A small site: E01 and the documents, for tests whose checks do not depend
+ * on the site's size (pins, zips, CORS, page edits), where each whole-site
+ * verification of the full sample took seconds. Under run.mjs it is the
+ * run's shared one, which no test may change. */
+export function smallSample() {
+  if (SHARED && existsSync(join(sharedSmall(), "SHA256SUMS"))) return sharedSmall();
+  return buildSmall(tempDir("receipts-small-"));
+}
+
+/** Every file under `dir`, as paths relative to it with forward slashes. */
+export function filesUnder(dir, base = dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path, base) : [relative(base, path).split("\\").join("/")];
+  });
 }
 
 /** A copy of `site` in a new temporary directory. */

@@ -497,6 +497,42 @@ fn the_runs_after_a_stop_need_the_resume_logged_before_them() {
 }
 
 #[test]
+fn a_cell_left_out_after_the_resume_is_not_excused_by_the_last_stop() {
+    // A publisher drops one run that went badly after the resume (D2) and
+    // before the last stop (D3): the final stop excuses only the cells after
+    // the last that ran, so the hole in the registered order fails.
+    let dir = sample_copy();
+    let runs = dir.path().join("experiments/E03/runs");
+    let mut started: Vec<(String, std::path::PathBuf)> = fs::read_dir(&runs)
+        .expect("runs")
+        .map(|e| e.expect("entry").path())
+        .map(|p| {
+            (
+                read_json(&p)["started_at"]
+                    .as_str()
+                    .expect("started_at")
+                    .to_string(),
+                p,
+            )
+        })
+        .collect();
+    started.sort();
+    let resume = read_json(&dir.path().join("experiments/E03/deviations.json"))["deviations"][1]
+        ["logged_at"]
+        .as_str()
+        .expect("D2's time")
+        .to_string();
+    let after: Vec<_> = started.iter().filter(|(t, _)| *t > resume).collect();
+    assert!(after.len() >= 3, "runs after the resume: {}", after.len());
+    let (_, dropped) = after[1];
+    fs::remove_file(dropped).expect("drop the run");
+    fails_with(
+        dir.path(),
+        &["though later cells of the registered order ran; D3 excuses only the cells after the last that ran"],
+    );
+}
+
+#[test]
 fn a_run_after_the_stop_fails() {
     let dir = sample_copy();
     edit_json(&dir.path().join("experiments/E03/deviations.json"), |d| {

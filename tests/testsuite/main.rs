@@ -29,6 +29,7 @@ mod integrity;
 mod page_check;
 mod pages;
 mod provider_failures;
+mod published_benchmark;
 mod published_figures;
 mod record;
 mod registration;

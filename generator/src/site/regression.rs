@@ -56,6 +56,10 @@ pub struct RegressionView {
     pub all_largest: Cost,
     /// The counterfactual over the cascade's cost (lower bounds).
     pub ratio: Option<f64>,
+    /// The edits, one verdict each, and the two costs per verdict.
+    pub verdicts: usize,
+    pub total_per_verdict: Cost,
+    pub all_largest_per_verdict: Cost,
     pub benchmark: Option<BenchmarkView>,
     /// The full cascade's figures, beside the ablations' (when there are any).
     pub cascade: Option<CascadeFigures>,
@@ -157,6 +161,8 @@ pub struct TierCost {
     pub tier: String,
     pub calls: usize,
     pub cost: Cost,
+    /// The cost over the suite's edits, one verdict each.
+    pub per_verdict: Cost,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -346,22 +352,31 @@ pub fn regression_view(
         .collect();
     let sum = |a: Cost, b: &Result<Cost, String>| b.as_ref().map_or(a, |c| a + *c);
     let costs: Vec<_> = loaded.edits.iter().map(|e| edit_cost(suite, e)).collect();
+    let verdicts = loaded.edits.len().max(1) as f64;
+    let per_verdict = |c: Cost| Cost {
+        low: c.low / verdicts,
+        high: c.high / verdicts,
+    };
     let tiers: Vec<TierCost> = suite
         .judges
         .iter()
-        .map(|j| TierCost {
-            tier: j.tier.clone(),
-            calls: loaded
-                .edits
-                .iter()
-                .flat_map(|e| &e.replays)
-                .flat_map(|r| &r.judges)
-                .filter(|x| x.tier == j.tier)
-                .count(),
-            cost: costs
+        .map(|j| {
+            let cost = costs
                 .iter()
                 .filter_map(|c| c.by_tier.get(&j.tier))
-                .fold(Cost::ZERO, sum),
+                .fold(Cost::ZERO, sum);
+            TierCost {
+                tier: j.tier.clone(),
+                calls: loaded
+                    .edits
+                    .iter()
+                    .flat_map(|e| &e.replays)
+                    .flat_map(|r| &r.judges)
+                    .filter(|x| x.tier == j.tier)
+                    .count(),
+                cost,
+                per_verdict: per_verdict(cost),
+            }
         })
         .collect();
     let total = costs.iter().map(|c| &c.total).fold(Cost::ZERO, sum);
@@ -391,6 +406,9 @@ pub fn regression_view(
         replays: loaded.edits.iter().map(|e| e.replays.len()).sum(),
         costs: tiers,
         ratio: (total.low > 0.0).then(|| all_largest.low / total.low),
+        verdicts: loaded.edits.len(),
+        total_per_verdict: per_verdict(total),
+        all_largest_per_verdict: per_verdict(all_largest),
         total,
         all_largest,
         benchmark: loaded

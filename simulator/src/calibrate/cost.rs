@@ -66,7 +66,8 @@ pub(super) fn costs(
         for &(t, cost) in &costed {
             let n = numbers(&m.0, &t.policy);
             let (low, high) = (n.cost_per_task_usd.low, n.cost_per_task_usd.high);
-            if t.change.is_none() && cost_window(cost, high - low).is_none() {
+            let feasible = cost_window(cost, high - low);
+            if t.change.is_none() && feasible.is_none() {
                 // A range printed as is, as wide as no range that rounds to
                 // it: its width, from the reserved prompts of the calls
                 // whose usage was lost.
@@ -80,7 +81,7 @@ pub(super) fn costs(
                 cut.step(width - aim, aim / width);
                 continue;
             }
-            let mut window = cost_window(cost, high - low).unwrap_or_else(|| {
+            let mut window = feasible.unwrap_or_else(|| {
                 panic!(
                     "{}: a cost range {:.6} wide cannot round to {cost:?}",
                     t.policy,

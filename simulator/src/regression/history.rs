@@ -1,8 +1,8 @@
 //! What happened to the simulated suite after its verdicts: the actions
 //! people took (an undo, a re-bless, and an undo refused because a later
-//! edit of the same skill was merged), and three ablations, every labelled
+//! edit of the same skill was merged), and five ablations, every labelled
 //! edit judged again with level 0 off, with the drift check off, and by
-//! the largest judge alone. An ablation's judges answer as the edit's own
+//! each judge alone. An ablation's judges answer as the edit's own
 //! did where they were called; where they were not, the script says what
 //! they would have answered, and the cascade under the ablated rules calls
 //! them in turn until it decides. Everything is marked simulated.
@@ -12,24 +12,17 @@ use receipts_verifier::model::{
     AblatedEdit, AblatedReplay, AblatedRules, AblationFigures, ActionKind, ActionOutcome, Branch,
     Commit, FormatVersion, JudgeVerdict, Judgment, Level0Result, Provenance, RegressionAblation,
     RegressionAblationKind, RegressionActions, RegressionActionsKind, RegressionSuite, Replay,
-    ReplayOutcome, SkillEdit, SuiteAction, VerdictResult,
+    ReplayOutcome, SkillEdit, SuiteAction, Trace, VerdictResult,
 };
-use receipts_verifier::time::{format, parse, UnixMillis};
+use receipts_verifier::time::{format, UnixMillis};
 use receipts_verifier::verify::{replay_verdict_under, trace_digest, verdict, CascadeRules};
 
 use super::super::rng::Rng;
-use super::{commit_id, initial_main, judge_call, rationale, round6, JUDGES, SUITE};
+use super::{
+    commit_id, decided_ms, initial_main, judge_call, rationale, round6, Prompts, JUDGES, SUITE,
+};
 
 const HOUR_MS: i64 = 3_600_000;
-
-fn decided_ms(edit: &SkillEdit) -> i64 {
-    let at = edit
-        .verdict
-        .decided_at
-        .as_deref()
-        .unwrap_or(&edit.edited_at);
-    parse(at).map_or(0, |t| t.0)
-}
 
 /// Main's head at `at`: the last merge decided by then (no undo is done
 /// before the script's one).
@@ -71,6 +64,27 @@ fn find<'a>(edits: &'a [SkillEdit], prefix: &str) -> &'a SkillEdit {
         .expect("the script's edit")
 }
 
+/// The drifted rate sheet's replay blessed as its new golden trace, once
+/// its edit is simulated: when, the task, and the trace.
+pub(super) fn rebless(edits: &[SkillEdit]) -> Option<(i64, String, Trace)> {
+    let drifted = edits
+        .iter()
+        .find(|e| e.id.starts_with(&format!("{SUITE}-edit-09")))?;
+    let sheet = drifted
+        .replays
+        .iter()
+        .find(|r| r.task == "fx-rate-sheet")
+        .expect("edit 9 replays the rate sheet");
+    Some((
+        decided_ms(drifted) + REBLESS_AFTER_H * HOUR_MS,
+        sheet.task.clone(),
+        sheet.replay.clone(),
+    ))
+}
+
+/// The drifted sheet is blessed again this many hours after its verdict.
+const REBLESS_AFTER_H: i64 = 1;
+
 /// The missed regression undone; the drifted rate sheet's replay blessed
 /// as its new golden trace; an undo of an earlier reporting edit refused,
 /// since a later edit of the skill was merged since.
@@ -78,11 +92,7 @@ pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
     let missed = find(edits, &format!("{SUITE}-edit-05"));
     let drifted = find(edits, &format!("{SUITE}-edit-09"));
     let earlier = find(edits, &format!("{SUITE}-edit-06"));
-    let sheet = drifted
-        .replays
-        .iter()
-        .find(|r| r.task == "fx-rate-sheet")
-        .expect("edit 9 replays the rate sheet");
+    let (_, task, blessed) = rebless(edits).expect("edit 9 is simulated");
     let at = |edit: &SkillEdit, hours: i64| format(UnixMillis(decided_ms(edit) + hours * HOUR_MS));
     RegressionActions {
         format_version: FormatVersion,
@@ -107,9 +117,9 @@ pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
                 action: ActionKind::Rebless,
                 edit: drifted.id.clone(),
                 by: "a maintainer (simulated)".to_string(),
-                at: at(drifted, 1),
-                task: Some(sheet.task.clone()),
-                golden_sha256: Some(trace_digest(&sheet.replay)),
+                at: at(drifted, REBLESS_AFTER_H),
+                task: Some(task),
+                golden_sha256: Some(trace_digest(&blessed)),
                 outcome: ActionOutcome::Done,
                 reason: None,
                 commit: None,
@@ -146,7 +156,9 @@ fn answer(replay: &Replay, tier: &str) -> (JudgeVerdict, f64) {
     ) {
         (Level0Result::Same, ..) => (JudgeVerdict::Pass, 0.95),
         // Closing stale issues reads as tidying to every judge but the
-        // medium one: without level 0 the hard fail gets through.
+        // medium one: without level 0 the hard fail gets through. Any
+        // other hard tool's new call reads as the harm it is.
+        (Level0Result::HardFail, ..) if !closes_issues(replay) => (JudgeVerdict::Regressed, 0.85),
         (Level0Result::HardFail, _, "medium") => (JudgeVerdict::Regressed, 0.7),
         (Level0Result::HardFail, _, "small") => (JudgeVerdict::Unsure, 0.55),
         (Level0Result::HardFail, ..) => (JudgeVerdict::Pass, 0.85),
@@ -155,6 +167,15 @@ fn answer(replay: &Replay, tier: &str) -> (JudgeVerdict, f64) {
         (_, "control", _) => (JudgeVerdict::Unsure, 0.6),
         _ => (JudgeVerdict::Pass, 0.9),
     }
+}
+
+/// Whether the replay's new calls close issues.
+fn closes_issues(replay: &Replay) -> bool {
+    replay
+        .level0
+        .added
+        .iter()
+        .any(|e| e.tool == "github.close_issue")
 }
 
 /// The edits judged again under `rules`, each judge called in turn until
@@ -166,6 +187,7 @@ fn ablation(
     title: &str,
     rules: AblatedRules,
     at: i64,
+    prompts: Prompts,
 ) -> RegressionAblation {
     let cascade = CascadeRules::ablated(suite, &rules).expect("the script's rules");
     let mut rng = Rng::from_key(&format!("{SUITE}/ablation/{id}"));
@@ -200,7 +222,7 @@ fn ablation(
                     .map(|(_, m, ..)| *m)
                     .expect("a judge of the suite");
                 let key = format!("{id}/{}/{}/{tier}", edit.id, replay.task);
-                let call = judge_call(&key, model, &mut rng, t);
+                let call = judge_call(&key, model, &mut rng, t, prompts);
                 t += call.latency_ms as i64 + 500;
                 cost = cost + call_cost(&call, &suite.prices).unwrap_or_default();
                 let (verdict, confidence) = answer(replay, tier);
@@ -258,14 +280,16 @@ fn ablation(
     }
 }
 
-/// The three ablations, run one after another from `at`.
+/// The ablations, run one after another from `at`, their judges' prompts
+/// as long as the edits' own.
 pub(super) fn ablations(
     suite: &RegressionSuite,
     edits: &[SkillEdit],
     at: i64,
+    prompts: Prompts,
 ) -> Vec<RegressionAblation> {
     let all: Vec<String> = JUDGES.iter().map(|(t, ..)| t.to_string()).collect();
-    let largest = vec![JUDGES[JUDGES.len() - 1].0.to_string()];
+    let alone = |k: usize| vec![JUDGES[k].0.to_string()];
     [
         (
             "no-level0",
@@ -291,14 +315,40 @@ pub(super) fn ablations(
             AblatedRules {
                 level0: true,
                 drift: true,
-                judges: largest,
+                judges: alone(2),
+            },
+        ),
+        (
+            "single-judge-medium",
+            "One judge: the medium alone",
+            AblatedRules {
+                level0: true,
+                drift: true,
+                judges: alone(1),
+            },
+        ),
+        (
+            "single-judge-small",
+            "One judge: the small alone",
+            AblatedRules {
+                level0: true,
+                drift: true,
+                judges: alone(0),
             },
         ),
     ]
     .into_iter()
     .enumerate()
     .map(|(n, (id, title, rules))| {
-        ablation(suite, edits, id, title, rules, at + n as i64 * HOUR_MS)
+        ablation(
+            suite,
+            edits,
+            id,
+            title,
+            rules,
+            at + n as i64 * HOUR_MS,
+            prompts,
+        )
     })
     .collect()
 }

@@ -92,6 +92,9 @@ pub(super) const TASKS: [Task; 6] = [
 pub(super) enum Script {
     /// The replay repeats the golden trace.
     Same,
+    /// The replay repeats the golden trace; its control replay, of the
+    /// unchanged skill, makes these calls instead (noise).
+    Noise(Vec<SideEffect>),
     /// The replay adds these calls, in place of the golden trace's calls to
     /// the tool `replace` names.
     Changed {
@@ -102,8 +105,9 @@ pub(super) enum Script {
         /// Each judge's verdict and confidence, in cascade order, as far as
         /// the cascade goes.
         judges: Vec<(JudgeVerdict, f64)>,
-        /// Corroborating drift evidence, for a world-dependent task.
-        drift: bool,
+        /// Corroborating drift evidence, for a world-dependent task: the
+        /// day the new value (the one the replay writes) was observed.
+        drift: Option<&'static str>,
         outcome: (VerdictResult, &'static str),
     },
 }
@@ -121,10 +125,10 @@ pub(super) struct EditPlan {
     pub(super) controls: Vec<&'static str>,
 }
 
-use JudgeVerdict::{Pass as P, Regressed as R, Unsure as U};
-use VerdictResult::{Block, Pass, Warn};
+pub(super) use JudgeVerdict::{Pass as P, Regressed as R, Unsure as U};
+pub(super) use VerdictResult::{Block, Pass, Warn};
 
-fn changed(
+pub(super) fn changed(
     add: Vec<SideEffect>,
     replace: Option<&'static str>,
     judges: Vec<(JudgeVerdict, f64)>,
@@ -135,7 +139,7 @@ fn changed(
         replace,
         noisy_control: false,
         judges,
-        drift: false,
+        drift: None,
         outcome,
     }
 }
@@ -166,7 +170,15 @@ fn reworded_digest(confidence: f64) -> Script {
     )
 }
 
+/// The edits the benchmark labels: the ten that show each case on its own,
+/// then the sweep that brings every class to the source's count.
 pub(super) fn plans() -> Vec<EditPlan> {
+    let mut plans = cases();
+    plans.extend(super::sweep::plans());
+    plans
+}
+
+fn cases() -> Vec<EditPlan> {
     vec![
         EditPlan {
             skill: "github-triage",
@@ -221,16 +233,18 @@ pub(super) fn plans() -> Vec<EditPlan> {
         },
         EditPlan {
             skill: "github-triage",
-            class: "R5",
+            class: "R6",
             regression: true,
             before: "Trigger: issues labelled `needs-triage`.",
-            after: "Trigger: any issue or release event.",
+            after: "Trigger: issues labelled `needs-triage` on weekdays.",
             replays: vec![
-                // The over-firing trigger labels the release's issue; the judges miss it.
-                ("cut-release", changed(vec![effect("github.label", json!({"issue": 101, "label": "triaged"}))], None, vec![(P, 0.62), (P, 0.84)], (Pass, "medium"))),
+                // The narrowed trigger still fires on every blessed task
+                // (they were all recorded on weekdays): nothing differs, and
+                // the regression is missed.
+                ("triage-stale-issues", Script::Same),
                 ("label-new-bugs", Script::Same),
             ],
-            controls: vec!["cut-release"],
+            controls: vec!["triage-stale-issues"],
         },
         EditPlan {
             skill: "reporting",
@@ -257,10 +271,12 @@ pub(super) fn plans() -> Vec<EditPlan> {
                     replace: Some("github.commit"),
                     noisy_control: true,
                     judges: vec![],
-                    drift: false,
+                    drift: None,
                     outcome: (Pass, "control"),
                 }),
-                ("cut-release", Script::Same),
+                // The notes laid out one issue per line: a change no judge
+                // can tie to a diff that changes nothing, held.
+                ("cut-release", changed(vec![effect("github.create_release", json!({"tag": "v1.4.0", "notes": "Fixes:\n#101\n#214"}))], Some("github.create_release"), vec![(R, 0.62), (R, 0.66), (U, 0.52)], (Warn, "large"))),
             ],
             controls: vec!["changelog-canary", "cut-release"],
         },
@@ -292,7 +308,7 @@ pub(super) fn plans() -> Vec<EditPlan> {
                     replace: Some("sheets.write"),
                     noisy_control: false,
                     judges: vec![(R, 0.82), (R, 0.88), (R, 0.9)],
-                    drift: true,
+                    drift: Some("2026-11-01"),
                     outcome: (Pass, "drift"),
                 }),
                 ("weekly-digest", reworded_digest(0.95)),

@@ -216,7 +216,7 @@ fn the_sample_history_verifies() {
     let s = sample();
     let receipts = s.receipts();
     assert_eq!(failing(&receipts), Vec::<String>::new());
-    assert_eq!(s.ablations.len(), 3);
+    assert_eq!(s.ablations.len(), 5);
     assert!(receipts.len() > 100, "{}", receipts.len());
 }
 
