@@ -84,7 +84,7 @@ pub(super) fn fit(mut run: impl FnMut(Prompts) -> Vec<SkillEdit>) -> Prompts {
         let all = per_verdict(|e| e.verdict.cost.all_largest_usd);
         let error = all - ALL_LARGEST_PER_VERDICT;
         if (cascade - COST_PER_VERDICT).abs() < 0.000_02 && error.abs() < 0.000_02 {
-            break;
+            return prompts;
         }
         prompts.scale *= COST_PER_VERDICT / cascade;
         let examples = prompts.examples;
@@ -97,5 +97,7 @@ pub(super) fn fit(mut run: impl FnMut(Prompts) -> Vec<SkillEdit>) -> Prompts {
         .max(0.0);
         previous = Some((examples, error));
     }
-    prompts
+    panic!(
+        "no judges' prompts cost ${COST_PER_VERDICT} and ${ALL_LARGEST_PER_VERDICT} a verdict: {prompts:?}"
+    )
 }
