@@ -555,7 +555,12 @@ impl<'a, 'b> AttemptSim<'a, 'b> {
         let request_id = format!("sim-{}", short_id(&format!("{}/{n}", self.key)));
         let budget = self.ctx.plan.max_output_tokens;
         let scales = self.ctx.scales;
-        let prompt = scale(self.context_tokens + 180 * n as u64, scales.prompt);
+        let prompt_scale = if timeout {
+            scales.prompt * scales.lost_prompt
+        } else {
+            scales.prompt
+        };
+        let prompt = scale(self.context_tokens + 180 * n as u64, prompt_scale);
         let started_at = format(UnixMillis(self.t));
         let tps =
             self.tier.tokens_per_second(self.ctx.plan, self.start) * (0.9 + 0.2 * self.rng.unit());

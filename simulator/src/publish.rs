@@ -34,7 +34,7 @@ fn composed_lines(plan: &ExperimentPlan) -> String {
         .filter(|p| p.composed)
         .map(|p| {
             let how = match p.kind {
-                PolicyKind::Speculative => "the first two together (both paid for, the slower waited on), then the next until a tier passes",
+                PolicyKind::Speculative => "the first two together (both paid for, the first to pass answering; the slower waited on when both fail), then the next until a tier passes",
                 PolicyKind::TierMemory => "in order from where the task last passed, until a tier passes, each paid for and waited on",
                 _ => "in order until a tier passes, each paid for and waited on",
             };

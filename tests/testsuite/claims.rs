@@ -435,7 +435,7 @@ fn a_stopped_study_s_figures_are_claimed_as_run_and_held_to_the_cells_that_ran()
     let text = format!("{}{}", stdout(&out), stderr(&out));
     let failing: Vec<&str> = text.lines().filter(|l| l.contains("Fail ")).collect();
     assert_eq!(failing.len(), 2, "{}", failing.join("\n"));
-    assert!(failing[0].contains("findings[1]: [24.6 s](#E03/as-run.speculative.mean_time_s): recorded 24.6 s; recomputed the figure is 26.5"), "{}", failing[0]);
+    assert!(failing[0].contains("findings[1]: [24.6 s](#E03/as-run.speculative.mean_time_s): recorded 24.6 s; recomputed the figure is 26.6"), "{}", failing[0]);
     assert!(
         failing[1].contains("findings[2]: [26.6 s](#E03.speculative.mean_time_s)")
             && failing[1].contains("did not run all its cells in E03"),

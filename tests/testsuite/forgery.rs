@@ -97,8 +97,8 @@ fn a_number_edited_on_a_page_fails_even_with_every_digest_resealed() {
         // half's median throughput shown as fast as its first half's.
         (
             "experiments/E03.html",
-            "<td>78</td><td>79</td><td>65</td>",
-            "<td>78</td><td>79</td><td>79</td>",
+            "<td>78</td><td>82</td><td>68</td>",
+            "<td>78</td><td>82</td><td>82</td>",
         ),
         // The planted document, relabelled in a run's transcript.
         (

@@ -476,7 +476,7 @@ fn the_runs_after_a_stop_need_the_resume_logged_before_them() {
     assert!(
         after
             .iter()
-            .all(|l| l.contains("D1 stopped the study at 2026-10-28T14:46")
+            .all(|l| l.contains("D1 stopped the study at 2026-10-28T14:48")
                 && l.contains("D2 resumed it at 2026-10-28T15:30:00Z")),
         "{}",
         after.join("\n")

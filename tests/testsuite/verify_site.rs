@@ -256,7 +256,7 @@ fn corrections_are_shown_and_needed() {
         text.contains("primary.policies[ladder].pass_rate_pct: recorded 88.9; recomputed 83.3"),
         "{text}"
     );
-    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.005368; recomputed 0.005764–0.006007"), "{text}");
+    assert!(text.contains("primary.policies[ladder].cost_per_task_usd: recorded 0.005396; recomputed 0.005764–0.006008"), "{text}");
 }
 
 #[test]

@@ -220,7 +220,7 @@ pub fn composed_policies(
                 .collect();
             let rule = match p.kind {
                 PolicyKind::Ladder => "the tiers in order until one passes, paying for and waiting on each it tries",
-                PolicyKind::Speculative => "the first two tiers together (paying for both, waiting for the slower), then the next in order until one passes",
+                PolicyKind::Speculative => "the first two tiers together (paying for both, answering with the first to pass, waiting for the slower when both fail), then the next in order until one passes",
                 PolicyKind::TierMemory => "the tiers in order from the one where the task last passed under it, in the grid's run order, until one passes",
                 _ => "a kind that cannot be composed",
             };

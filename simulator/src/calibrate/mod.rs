@@ -17,8 +17,9 @@
 //!    keep their time (`time.rs`);
 //! 4. a composed policy's mean time, by exchanging pinned wall times
 //!    between the tier runs its cells use and those they do not, or, where
-//!    no tier of it has a time of its own to keep, by pinning its tiers'
-//!    runs' wall times to one factor of their simulated times;
+//!    no tier of it has a time of its own to keep, by pinning the wall
+//!    times of the runs of the tiers its cost is reached through to one
+//!    factor of their simulated times;
 //! 5. the median call's served throughput, by completion tokens, the wall
 //!    times staying pinned; then the costs again, from prompts alone
 //!    (`served.rs`).
@@ -188,12 +189,15 @@ impl Change {
 }
 
 /// How the scripted provider is scaled: prompt and completion token counts
-/// and call latency (1.0 leaves each as simulated).
+/// and call latency (1.0 leaves each as simulated), and the prompt of a
+/// call whose usage is lost besides (which sets how much its reservation
+/// bounds the run's cost by).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scales {
     pub prompt: f64,
     pub completion: f64,
     pub latency: f64,
+    pub lost_prompt: f64,
 }
 
 impl Default for Scales {
@@ -202,6 +206,7 @@ impl Default for Scales {
             prompt: 1.0,
             completion: 1.0,
             latency: 1.0,
+            lost_prompt: 1.0,
         }
     }
 }
@@ -214,9 +219,9 @@ pub struct Tuning {
     walls: BTreeMap<String, i64>,
     /// The policies whose runs' wall times are pinned.
     pinned: BTreeSet<String>,
-    /// A further factor on the prompt tokens of the runs the run limit
-    /// cuts: the reserved prompt of the cut call sets how wide the cost
-    /// bound it leaves is.
+    /// A further factor on the prompt of the call whose usage a run lost
+    /// (cut at the run limit, or past the call timeout): its reservation
+    /// sets how wide the cost bound it leaves is.
     cut_prompt: f64,
 }
 
@@ -232,12 +237,12 @@ impl Default for Tuning {
 }
 
 impl Tuning {
-    /// The scales of a run of `policy`, `cut` when the run limit cuts it.
+    /// The scales of a run of `policy`, `cut` when it loses a call's usage.
     pub fn scales(&self, policy: &str, cut: bool) -> Scales {
         let s = self.policy_scales(policy);
         if cut {
             Scales {
-                prompt: s.prompt * self.cut_prompt,
+                lost_prompt: self.cut_prompt,
                 ..s
             }
         } else {
@@ -279,7 +284,7 @@ impl Secant {
             Some((k0, e0)) if e0 != error => k - error * (k - k0) / (error - e0),
             _ => k * guess,
         };
-        self.k = next.clamp(0.05, 20.0);
+        self.k = next.clamp(0.05, 400.0);
         self.previous = Some((k, error));
     }
 }

@@ -103,8 +103,11 @@ pub(super) fn composed_means(
             .iter()
             .any(|o| o.time.is_some() && tiers.contains(&o.policy));
         if !timed {
+            // The tiers its cost is reached through carry its time too:
+            // a tier outside them keeps its simulated times (and so the
+            // completion tokens its own cost and throughput rest on).
             scaled_mean(
-                experiment, &t.policy, mean, &tiers, runs_cut, tuning, simulate,
+                experiment, &t.policy, mean, &t.via, runs_cut, tuning, simulate,
             );
             continue;
         }

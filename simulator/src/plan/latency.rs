@@ -102,15 +102,17 @@ pub(super) fn e03(base: &ExperimentPlan) -> ExperimentPlan {
         .collect();
     let mut policies = tier_policies();
     policies.extend(latency_extras(true));
-    // This study's price table is 4.5 times the others' (and so is its
-    // per-call stop): the one timed-out call in the five cells, its
-    // reservation priced at the small tier's rates, bounds the cost per
-    // task as widely as the source's did.
+    // This study's price table charges 4.5 times the others' rates for
+    // prompt tokens (and its per-call stop is 4.5 times theirs): the one
+    // timed-out call in the five cells, whose reservation (the whole
+    // context its ledger set aside, at the small tier's rates) bounds the
+    // cost per task as widely as the source's did, while the completion
+    // tokens of calls as slow as that afternoon's keep the known cost as
+    // low as the source's.
     let mut tiers = tiers();
     for tier in &mut tiers {
         tier.price = ModelPrice {
             input_per_mtok: tier.price.input_per_mtok * 4.5,
-            output_per_mtok: tier.price.output_per_mtok * 4.5,
             ..tier.price
         };
     }

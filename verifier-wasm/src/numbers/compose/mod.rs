@@ -167,7 +167,7 @@ pub fn compose<'a>(
                     cell.cost = cell.cost + j.run.cost()?;
                     cell.used.push(*j);
                 }
-                cell.seconds = pair[0].run.seconds().max(pair[1].run.seconds());
+                cell.seconds = speculative_seconds(pair);
                 cell.passed = pair.iter().any(JudgedRun::passed);
                 next = 2;
             }
@@ -194,6 +194,18 @@ pub fn compose<'a>(
         }
     }
     Ok(Some(out))
+}
+
+/// How long a speculative ladder's pair of tiers takes: its answer is the
+/// first of the two to pass, so it waits for the quicker passing run (the
+/// other is still paid for), or for the slower of the two when both fail.
+fn speculative_seconds(pair: &[JudgedRun<'_>]) -> f64 {
+    let passing = pair
+        .iter()
+        .filter(|j| j.passed())
+        .map(|j| j.run.seconds())
+        .reduce(f64::min);
+    passing.unwrap_or_else(|| pair.iter().map(|j| j.run.seconds()).fold(0.0, f64::max))
 }
 
 /// The grid's (task, profile, seed) cells in its registered run order,

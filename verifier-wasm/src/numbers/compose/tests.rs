@@ -112,10 +112,11 @@ fn a_ladder_pays_for_and_waits_on_each_tier_it_tries() {
 }
 
 #[test]
-fn a_speculative_ladder_waits_for_the_slower_of_its_first_two_and_pays_for_both() {
-    let e = experiment(&[1, 2]);
+fn a_speculative_ladder_answers_with_the_first_of_its_two_to_pass_and_pays_for_both() {
+    let e = experiment(&[1, 2, 3, 4]);
     let runs = [
-        // Seed 1: the small tier passes fast, the medium fails slowly.
+        // Seed 1: the small tier passes fast, the medium fails slowly:
+        // the small tier's answer, as soon as it came.
         (run("small", 1, 4), PASS),
         (run("medium", 1, 12), FAIL),
         (run("large", 1, 5), PASS),
@@ -123,17 +124,34 @@ fn a_speculative_ladder_waits_for_the_slower_of_its_first_two_and_pays_for_both(
         (run("small", 2, 20), FAIL),
         (run("medium", 2, 8), FAIL),
         (run("large", 2, 5), FAIL),
+        // Seed 3: the small tier reasons until the run limit and fails,
+        // the medium passes early: its answer, without the wait.
+        (run("small", 3, 180), FAIL),
+        (run("medium", 3, 9), PASS),
+        (run("large", 3, 5), PASS),
+        // Seed 4: both pass; the quicker one answers.
+        (run("small", 4, 30), PASS),
+        (run("medium", 4, 11), PASS),
+        (run("large", 4, 5), PASS),
     ];
     let runs = judged(&runs);
     let c = composition(&e, "spec", &runs);
     assert_eq!(used(&c.cells[0]), ["s1-small", "s1-medium"]);
     assert!(c.cells[0].passed);
-    assert!(close(c.cells[0].seconds, 12.0));
+    assert!(close(c.cells[0].seconds, 4.0), "{}", c.cells[0].seconds);
     assert!(close(c.cells[0].cost.low, 0.011));
     assert_eq!(used(&c.cells[1]), ["s2-small", "s2-medium", "s2-large"]);
     assert!(!c.cells[1].passed);
     assert!(close(c.cells[1].seconds, 25.0));
     assert!(close(c.cells[1].cost.low, 0.111));
+    assert_eq!(used(&c.cells[2]), ["s3-small", "s3-medium"]);
+    assert!(c.cells[2].passed);
+    assert!(close(c.cells[2].seconds, 9.0), "{}", c.cells[2].seconds);
+    assert!(close(c.cells[2].cost.low, 0.011), "both are paid for");
+    assert!(close(c.cells[3].seconds, 11.0), "{}", c.cells[3].seconds);
+    // The plain ladder waits on every tier it takes.
+    let ladder = composition(&e, "ladder", &runs);
+    assert!(close(ladder.cells[2].seconds, 189.0));
 }
 
 #[test]
