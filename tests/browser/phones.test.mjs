@@ -148,35 +148,39 @@ function measure() {
   };
 }
 
-for (const { width, height } of VIEWPORTS) {
-  test(`${width} px wide: no page scrolls sideways, no word broken mid-word`, async (t) => {
-    const problems = [];
-    let widest = { scrollWidth: 0 };
-    const context = await browser.newContext({ viewport: { width, height } });
-    try {
-      for (const [name, path] of Object.entries(PAGES)) {
-        const page = await context.newPage();
-        const response = await page.goto(server.url + path, { waitUntil: "networkidle" });
-        assert.equal(response.status(), 200, path);
-        if (name === "compare") await page.waitForSelector("#compare[data-status=ready]");
-        // Closed details and toggled content are part of the page too.
-        await page.evaluate(() => { for (const d of document.querySelectorAll("details")) d.open = true; });
+test(`${VIEWPORTS.map((v) => v.width).join(" and ")} px wide: no page scrolls sideways, no word broken mid-word`, async (t) => {
+  const problems = [];
+  const widest = new Map(VIEWPORTS.map(({ width }) => [width, { scrollWidth: 0 }]));
+  const context = await browser.newContext({ viewport: VIEWPORTS[0] });
+  try {
+    for (const [name, path] of Object.entries(PAGES)) {
+      // Each page loaded once, and measured at each width as the window is resized.
+      const page = await context.newPage();
+      const response = await page.goto(server.url + path, { waitUntil: "networkidle" });
+      assert.equal(response.status(), 200, path);
+      if (name === "compare") await page.waitForSelector("#compare[data-status=ready]");
+      // Closed details and toggled content are part of the page too.
+      await page.evaluate(() => { for (const d of document.querySelectorAll("details")) d.open = true; });
+      for (const viewport of VIEWPORTS) {
+        await page.setViewportSize(viewport);
+        await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
         const m = await page.evaluate(measure);
-        if (m.scrollWidth > widest.scrollWidth) widest = { scrollWidth: m.scrollWidth, path };
+        const at = `${name} (${path}) at ${viewport.width} px`;
+        if (m.scrollWidth > widest.get(viewport.width).scrollWidth) widest.set(viewport.width, { scrollWidth: m.scrollWidth, path });
         if (m.scrollWidth > m.width) {
-          problems.push(`${name} (${path}) scrolls sideways: ${m.scrollWidth} px in ${m.width}; sticking out: ${m.sticking.join("; ")}`);
+          problems.push(`${at} scrolls sideways: ${m.scrollWidth} px in ${m.width}; sticking out: ${m.sticking.join("; ")}`);
         }
-        if (m.loose.length) problems.push(`${name} (${path}) lets prose break mid-word: ${m.loose.join("; ")}`);
-        if (m.brokenCount) problems.push(`${name} (${path}) breaks ${m.brokenCount} word(s) mid-word: ${m.broken.join(", ")}`);
-        await page.close();
+        if (m.loose.length) problems.push(`${at} lets prose break mid-word: ${m.loose.join("; ")}`);
+        if (m.brokenCount) problems.push(`${at} breaks ${m.brokenCount} word(s) mid-word: ${m.broken.join(", ")}`);
       }
-    } finally {
-      await context.close();
+      await page.close();
     }
-    t.diagnostic(`widest page ${widest.path}: ${widest.scrollWidth} px in ${width}`);
-    assert.deepEqual(problems, []);
-  });
-}
+  } finally {
+    await context.close();
+  }
+  for (const [width, w] of widest) t.diagnostic(`widest page at ${width} px: ${w.path}, ${w.scrollWidth} px`);
+  assert.deepEqual(problems, []);
+});
 
 test("an imported evaluation is titled by its task and model, its log's file name kept in the page", () => {
   const html = readFileSync(join(site, `imports/I03/${NAME}.html`), "utf8");

@@ -100,6 +100,13 @@ fn a_number_edited_on_a_page_fails_even_with_every_digest_resealed() {
             "<td>78</td><td>82</td><td>68</td>",
             "<td>78</td><td>82</td><td>82</td>",
         ),
+        // The cascade's cost per verdict shown lower than its verdicts
+        // cost, beside the all-largest counterfactual it is set against.
+        (
+            "regressions/R01.html",
+            "<td>$1.34</td><td>$0.0383</td>",
+            "<td>$1.34</td><td>$0.0283</td>",
+        ),
         // The planted document, relabelled in a run's transcript.
         (
             "runs/E01-release-brief-careful-s1-always-large.html",

@@ -92,6 +92,51 @@ fn a_resealed_history_that_flatters_the_gate_fails() {
 }
 
 #[test]
+fn a_later_replay_set_back_to_the_trace_before_the_rebless_fails_resealed() {
+    // After the rate sheet was re-blessed (edit 09), a later edit's replay
+    // of it compared against the first golden trace again, where the old
+    // rate hides the drift the re-bless took in: the re-bless's `used_by`
+    // names the edit that did not start from it.
+    let dir = built();
+    let site = dir.path().join("site");
+    let edits = site.join("data/regressions/R01/edits");
+    let fx = |edit: &serde_json::Value| -> serde_json::Value {
+        edit["replays"]
+            .as_array()
+            .expect("replays")
+            .iter()
+            .find(|r| r["task"] == "fx-rate-sheet")
+            .expect("a replay of the rate sheet")["golden"]
+            .clone()
+    };
+    let before: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(edits.join("R01-edit-04-reporting.json")).expect("edit 04"),
+    )
+    .expect("json");
+    let first = fx(&before);
+    let later = edits.join("R01-edit-11-github-triage.json");
+    edit_json(&later, |e| {
+        assert_ne!(fx(e), first, "edit 11 starts from the re-blessed trace");
+        for r in e["replays"].as_array_mut().expect("replays") {
+            if r["task"] == "fx-rate-sheet" {
+                r["golden"] = first.clone();
+            }
+        }
+    });
+    reseal(&site);
+    let out = receipts(&site, &["verify", "."]);
+    assert_exit(&out, 1, "a replay set back to the old golden trace");
+    assert_each_fails(
+        &stdout(&out),
+        &[(
+            "actions.json",
+            "actions[rebless-1].used_by",
+            "R01-edit-11-github-triage",
+        )],
+    );
+}
+
+#[test]
 fn the_golden_library_or_a_week_edited_on_the_page_fails_resealed() {
     let dir = built();
     let site = dir.path().join("site");

@@ -42,9 +42,7 @@ const UNDO_AFTER_H: i64 = 30;
 /// The undo of the missed regression, once its edit is simulated: when it
 /// is done, and its commit on main's head then, restoring the skill.
 pub(super) fn undo_commit(edits: &[SkillEdit]) -> Option<(i64, Commit)> {
-    let missed = edits
-        .iter()
-        .find(|e| e.id.starts_with(&format!("{SUITE}-edit-05")))?;
+    let missed = script_edit(edits, MISSED)?;
     let at = decided_ms(missed) + UNDO_AFTER_H * HOUR_MS;
     Some((
         at,
@@ -57,19 +55,27 @@ pub(super) fn undo_commit(edits: &[SkillEdit]) -> Option<(i64, Commit)> {
     ))
 }
 
-fn find<'a>(edits: &'a [SkillEdit], prefix: &str) -> &'a SkillEdit {
-    edits
-        .iter()
-        .find(|e| e.id.starts_with(prefix))
-        .expect("the script's edit")
+/// The script's edits the actions are about: the missed regression (undone
+/// later), the drifted rate sheet (its replay re-blessed) and the earlier
+/// edit of the same skill (whose undo is refused).
+const MISSED: &str = "edit-05";
+const DRIFTED: &str = "edit-09";
+const EARLIER: &str = "edit-06";
+
+/// The script's edit `which`, once it is simulated.
+fn script_edit<'a>(edits: &'a [SkillEdit], which: &str) -> Option<&'a SkillEdit> {
+    let prefix = format!("{SUITE}-{which}");
+    edits.iter().find(|e| e.id.starts_with(&prefix))
+}
+
+fn find<'a>(edits: &'a [SkillEdit], which: &str) -> &'a SkillEdit {
+    script_edit(edits, which).expect("the script's edit")
 }
 
 /// The drifted rate sheet's replay blessed as its new golden trace, once
 /// its edit is simulated: when, the task, and the trace.
 pub(super) fn rebless(edits: &[SkillEdit]) -> Option<(i64, String, Trace)> {
-    let drifted = edits
-        .iter()
-        .find(|e| e.id.starts_with(&format!("{SUITE}-edit-09")))?;
+    let drifted = script_edit(edits, DRIFTED)?;
     let sheet = drifted
         .replays
         .iter()
@@ -89,9 +95,9 @@ const REBLESS_AFTER_H: i64 = 1;
 /// as its new golden trace; an undo of an earlier reporting edit refused,
 /// since a later edit of the skill was merged since.
 pub(super) fn actions(edits: &[SkillEdit]) -> RegressionActions {
-    let missed = find(edits, &format!("{SUITE}-edit-05"));
-    let drifted = find(edits, &format!("{SUITE}-edit-09"));
-    let earlier = find(edits, &format!("{SUITE}-edit-06"));
+    let missed = find(edits, MISSED);
+    let drifted = find(edits, DRIFTED);
+    let earlier = find(edits, EARLIER);
     let (_, task, blessed) = rebless(edits).expect("edit 9 is simulated");
     let at = |edit: &SkillEdit, hours: i64| format(UnixMillis(decided_ms(edit) + hours * HOUR_MS));
     RegressionActions {
@@ -216,13 +222,8 @@ fn ablation(
                     break d;
                 }
                 let tier = &d.judges[judges.len()];
-                let model = JUDGES
-                    .iter()
-                    .find(|(t, ..)| t == tier)
-                    .map(|(_, m, ..)| *m)
-                    .expect("a judge of the suite");
                 let key = format!("{id}/{}/{}/{tier}", edit.id, replay.task);
-                let call = judge_call(&key, model, &mut rng, t, prompts);
+                let call = judge_call(&key, tier, &mut rng, t, prompts);
                 t += call.latency_ms as i64 + 500;
                 cost = cost + call_cost(&call, &suite.prices).unwrap_or_default();
                 let (verdict, confidence) = answer(replay, tier);

@@ -8,21 +8,23 @@ use super::super::calls::{answered, Answer};
 use super::super::rng::{short_id, Rng};
 use super::JUDGES;
 
-/// A judge's call: the prompt holds the golden and replayed traces (their
-/// length scaled as `prompts` says) and, for the small judge, its worked
-/// examples.
+/// The call of the judge of `tier`: the prompt holds the golden and
+/// replayed traces (their length scaled as `prompts` says) and, for the
+/// small judge, its worked examples.
 pub(super) fn judge_call(
     id: &str,
-    model: &str,
+    tier: &str,
     rng: &mut Rng,
     at: i64,
     prompts: Prompts,
 ) -> ProviderCall {
-    let examples = if model == JUDGES[0].1 {
-        prompts.examples
-    } else {
-        0.0
-    };
+    let (small, ..) = JUDGES[0];
+    let model = JUDGES
+        .iter()
+        .find(|(t, ..)| *t == tier)
+        .map(|(_, m, ..)| *m)
+        .expect("a judge of the suite");
+    let examples = if tier == small { prompts.examples } else { 0.0 };
     let prompt = (rng.range(1_800, 3_200) as f64 * prompts.scale + examples).round() as u64;
     let latency_ms = rng.range(300, 4_000);
     answered(Answer {

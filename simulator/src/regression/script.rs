@@ -144,27 +144,53 @@ pub(super) fn changed(
     }
 }
 
-/// A replay whose commit message differs by a full stop: the small judge passes it.
-fn reworded_commit(confidence: f64) -> Script {
-    changed(
-        vec![effect(
-            "github.commit",
-            json!({"path": "CHANGELOG.md", "message": "Update changelog."}),
-        )],
-        Some("github.commit"),
-        vec![(P, confidence)],
-        (Pass, "small"),
-    )
-}
-
-/// A replay whose digest is worded differently: the small judge passes it.
-fn reworded_digest(confidence: f64) -> Script {
-    changed(
-        vec![effect(
+/// A replay of `task` that words or lays out its calls a little
+/// differently, which the small judge passes with confidence `confidence`.
+pub(super) fn reworded(task: &str, confidence: f64) -> Script {
+    let (add, tool) = match task {
+        "triage-stale-issues" => (
+            effect(
+                "github.comment",
+                json!({"issue": 101, "body": "Marked as stale after 30 days."}),
+            ),
+            "github.comment",
+        ),
+        "label-new-bugs" => (
+            effect("github.label", json!({"issue": 214, "label": "Bug"})),
+            "github.label",
+        ),
+        "cut-release" => (
+            effect(
+                "github.create_release",
+                json!({"tag": "v1.4.0", "notes": "Fixes: #101, #214."}),
+            ),
+            "github.create_release",
+        ),
+        "weekly-digest" => (
+            effect(
+                "chat.post",
+                json!({"channel": "#eng", "text": "This week: 12 issues closed."}),
+            ),
             "chat.post",
-            json!({"channel": "#eng", "text": "This week: 12 issues closed."}),
-        )],
-        Some("chat.post"),
+        ),
+        "fx-rate-sheet" => (
+            effect(
+                "sheets.write",
+                json!({"cell": "B2", "value": "1.11", "note": "EUR / USD"}),
+            ),
+            "sheets.write",
+        ),
+        _ => (
+            effect(
+                "github.commit",
+                json!({"path": "CHANGELOG.md", "message": "Update changelog."}),
+            ),
+            "github.commit",
+        ),
+    };
+    changed(
+        vec![add],
+        Some(tool),
         vec![(P, confidence)],
         (Pass, "small"),
     )
@@ -189,7 +215,7 @@ fn cases() -> Vec<EditPlan> {
             replays: vec![
                 ("triage-stale-issues", changed(vec![effect("github.close_issue", json!({"issue": 101}))], None, vec![], (Block, "level0"))),
                 ("label-new-bugs", Script::Same),
-                ("changelog-canary", reworded_commit(0.93)),
+                ("changelog-canary", reworded("changelog-canary", 0.93)),
             ],
             controls: vec!["triage-stale-issues"],
         },
@@ -227,7 +253,7 @@ fn cases() -> Vec<EditPlan> {
             replays: vec![
                 ("weekly-digest", changed(vec![effect("chat.post", json!({"channel": "#general", "text": "12 issues closed this week"}))], Some("chat.post"), vec![(R, 0.9), (R, 0.93), (R, 0.97)], (Block, "large"))),
                 ("fx-rate-sheet", Script::Same),
-                ("changelog-canary", reworded_commit(0.91)),
+                ("changelog-canary", reworded("changelog-canary", 0.91)),
             ],
             controls: vec!["weekly-digest"],
         },
@@ -253,7 +279,7 @@ fn cases() -> Vec<EditPlan> {
             before: "Digest: post to #eng.",
             after: "Digest: post to #eng. (Wording only.)",
             replays: vec![
-                ("weekly-digest", reworded_digest(0.88)),
+                ("weekly-digest", reworded("weekly-digest", 0.88)),
                 ("fx-rate-sheet", Script::Same),
             ],
             controls: vec!["weekly-digest"],
@@ -311,7 +337,7 @@ fn cases() -> Vec<EditPlan> {
                     drift: Some("2026-11-01"),
                     outcome: (Pass, "drift"),
                 }),
-                ("weekly-digest", reworded_digest(0.95)),
+                ("weekly-digest", reworded("weekly-digest", 0.95)),
             ],
             controls: vec![],
         },

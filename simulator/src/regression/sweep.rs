@@ -18,7 +18,9 @@ use serde_json::json;
 
 use receipts_verifier::model::{JudgeVerdict, SideEffect, VerdictResult};
 
-use super::script::{changed, effect, Block, EditPlan, Pass, Script, Warn, P, R, TASKS, U};
+use super::script::{
+    changed, effect, reworded, Block, EditPlan, Pass, Script, Warn, P, R, TASKS, U,
+};
 
 /// How the cascade decides an edit's changed replay.
 enum Decided {
@@ -81,58 +83,6 @@ fn noise(task: &str) -> Vec<SideEffect> {
             json!({"path": "CHANGELOG.md", "message": "Update changelog (retry)"}),
         )],
     }
-}
-
-/// A replay of `task` that words or lays out its calls a little
-/// differently, which the small judge passes with confidence `confidence`.
-fn reworded(task: &str, confidence: f64) -> Script {
-    let (add, tool) = match task {
-        "triage-stale-issues" => (
-            effect(
-                "github.comment",
-                json!({"issue": 101, "body": "Marked as stale after 30 days."}),
-            ),
-            "github.comment",
-        ),
-        "label-new-bugs" => (
-            effect("github.label", json!({"issue": 214, "label": "Bug"})),
-            "github.label",
-        ),
-        "cut-release" => (
-            effect(
-                "github.create_release",
-                json!({"tag": "v1.4.0", "notes": "Fixes: #101, #214."}),
-            ),
-            "github.create_release",
-        ),
-        "weekly-digest" => (
-            effect(
-                "chat.post",
-                json!({"channel": "#eng", "text": "This week: 12 issues closed."}),
-            ),
-            "chat.post",
-        ),
-        "fx-rate-sheet" => (
-            effect(
-                "sheets.write",
-                json!({"cell": "B2", "value": "1.11", "note": "EUR / USD"}),
-            ),
-            "sheets.write",
-        ),
-        _ => (
-            effect(
-                "github.commit",
-                json!({"path": "CHANGELOG.md", "message": "Update changelog."}),
-            ),
-            "github.commit",
-        ),
-    };
-    changed(
-        vec![add],
-        Some(tool),
-        vec![(P, confidence)],
-        (Pass, "small"),
-    )
 }
 
 /// The edits of the sweep whose control replays all match their golden
